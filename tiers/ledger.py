@@ -1,0 +1,183 @@
+"""The ledger: use counters for heat and the log of every move, in SQLite beside the LanceDB tables.
+
+Counters that change on every recall live here, not in LanceDB, where each update is a new version.
+SQLite in WAL mode is safe for several processes on one data folder.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from tiers.errors import StorageError
+
+_SCHEMA = [
+    # migration 1
+    """
+    CREATE TABLE IF NOT EXISTS uses (
+        rid TEXT PRIMARY KEY, uses INTEGER NOT NULL DEFAULT 0, repeats INTEGER NOT NULL DEFAULT 0,
+        last_touch REAL NOT NULL);
+    CREATE TABLE IF NOT EXISTS moves (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT, at REAL NOT NULL, rid TEXT NOT NULL, key TEXT,
+        src TEXT NOT NULL, dst TEXT NOT NULL, rule TEXT NOT NULL, heat REAL, note TEXT);
+    CREATE INDEX IF NOT EXISTS moves_rid ON moves(rid);
+    CREATE TABLE IF NOT EXISTS state (k TEXT PRIMARY KEY, v TEXT NOT NULL);
+    """,
+]
+
+
+@dataclass(frozen=True)
+class Usage:
+    """How often a record was used or said again, and when it was last touched."""
+
+    uses: int
+    repeats: int
+    last_touch: datetime
+
+
+@dataclass(frozen=True)
+class Move:
+    """One logged move between tiers (dst `gone` for a forget, `hot` for a profile entry)."""
+
+    at: datetime
+    rid: str
+    src: str
+    dst: str
+    rule: str
+    heat: float | None = None
+    key: str | None = None
+    note: str | None = None
+    seq: int | None = None
+
+
+def _ts(value: datetime) -> float:
+    return value.timestamp()
+
+
+def _dt(value: float) -> datetime:
+    return datetime.fromtimestamp(value, tz=UTC)
+
+
+class Ledger:
+    """Use counters and the move log of one namespace."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._migrate()
+        except sqlite3.Error as exc:
+            raise StorageError(f"cannot open the ledger {path}: {exc}") from exc
+
+    def _migrate(self) -> None:
+        with self._tx() as db:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            for number, script in enumerate(_SCHEMA[version:], start=version + 1):
+                for statement in filter(str.strip, script.split(";")):
+                    db.execute(statement)
+                db.execute(f"PRAGMA user_version={number}")
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise StorageError(f"ledger write failed: {exc}") from exc
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def touch(self, rids: Iterable[str], at: datetime, *, repeat: bool = False) -> None:
+        """Count a use (or a repeat, when the same memory is said again) of each record."""
+        column = "repeats" if repeat else "uses"
+        rows = [(rid, _ts(at)) for rid in rids]
+        if not rows:
+            return
+        with self._tx() as db:
+            db.executemany(
+                f"INSERT INTO uses(rid, {column}, last_touch) VALUES (?, 1, ?) "
+                f"ON CONFLICT(rid) DO UPDATE SET {column} = {column} + 1, "
+                "last_touch = MAX(last_touch, excluded.last_touch)",
+                rows,
+            )
+
+    def usage(self, rids: Iterable[str] | None = None) -> dict[str, Usage]:
+        with self._lock:
+            if rids is None:
+                cursor = self._db.execute("SELECT rid, uses, repeats, last_touch FROM uses")
+                rows = cursor.fetchall()
+            else:
+                wanted = list(rids)
+                rows = []
+                for start in range(0, len(wanted), 500):
+                    chunk = wanted[start : start + 500]
+                    marks = ",".join("?" * len(chunk))
+                    rows += self._db.execute(
+                        f"SELECT rid, uses, repeats, last_touch FROM uses WHERE rid IN ({marks})", chunk
+                    ).fetchall()
+        return {rid: Usage(uses, repeats, _dt(last)) for rid, uses, repeats, last in rows}
+
+    def forget(self, rid: str) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM uses WHERE rid = ?", (rid,))
+
+    def log(self, moves: Iterable[Move]) -> None:
+        rows = [(_ts(m.at), m.rid, m.key, m.src, m.dst, m.rule, m.heat, m.note) for m in moves]
+        if rows:
+            with self._tx() as db:
+                db.executemany(
+                    "INSERT INTO moves(at, rid, key, src, dst, rule, heat, note) VALUES (?,?,?,?,?,?,?,?)", rows
+                )
+
+    def moves(self, rid: str | None = None, limit: int = 100) -> list[Move]:
+        """The newest moves first, of one record or of all."""
+        query = "SELECT seq, at, rid, key, src, dst, rule, heat, note FROM moves"
+        args: tuple[object, ...] = ()
+        if rid is not None:
+            query += " WHERE rid = ? OR key = ?"
+            args = (rid, rid)
+        query += " ORDER BY seq DESC LIMIT ?"
+        with self._lock:
+            rows = self._db.execute(query, (*args, limit)).fetchall()
+        return [
+            Move(at=_dt(at), rid=r, key=k, src=s, dst=d, rule=rule, heat=h, note=n, seq=seq)
+            for seq, at, r, k, s, d, rule, h, n in rows
+        ]
+
+    def bump(self, name: str) -> int:
+        """Add one to a named counter and return its new value."""
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO state(k, v) VALUES (?, '1') ON CONFLICT(k) DO UPDATE SET v = CAST(v AS INTEGER) + 1",
+                (name,),
+            )
+            return int(db.execute("SELECT v FROM state WHERE k = ?", (name,)).fetchone()[0])
+
+    def reset(self, name: str) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM state WHERE k = ?", (name,))
+
+    def get_state(self, name: str) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT v FROM state WHERE k = ?", (name,)).fetchone()
+        return row[0] if row else None
+
+    def set_state(self, name: str, value: str) -> None:
+        with self._tx() as db:
+            db.execute("INSERT INTO state(k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", (name, value))

@@ -1,0 +1,40 @@
+"""A lock shared by every process and thread that opens the same data folder."""
+
+from __future__ import annotations
+
+import fcntl
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+_thread_locks: dict[str, threading.RLock] = {}
+_guard = threading.Lock()
+_held = threading.local()
+
+
+@contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """Exclusive lock on `path` across processes (flock) and threads; re-entrant within a thread."""
+    key = str(path.resolve())
+    with _guard:
+        lock = _thread_locks.setdefault(key, threading.RLock())
+    with lock:
+        depth: dict[str, int] = getattr(_held, "depth", None) or {}
+        _held.depth = depth
+        if depth.get(key):
+            depth[key] += 1
+            try:
+                yield
+            finally:
+                depth[key] -= 1
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a+") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            depth[key] = 1
+            try:
+                yield
+            finally:
+                depth[key] = 0
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

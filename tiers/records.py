@@ -1,0 +1,137 @@
+"""The vocabulary of memtiers: tiers, kinds, a memory as given and a memory as stored."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from tiers.timeparse import parse_duration, parse_time
+
+MAX_CONTENT_CHARS = 8_000
+MAX_BATCH = 1_000
+MAX_TAGS = 32
+MAX_METADATA_KEYS = 32
+
+MetaValue = str | int | float | bool
+
+
+class Tier(StrEnum):
+    """Where a memory lives: carried every turn, searched on demand, or kept for when it is asked for."""
+
+    HOT = "hot"
+    WARM = "warm"
+    COLD = "cold"
+
+
+class Kind(StrEnum):
+    """What a memory states; the durable kinds are protected from demotion to cold."""
+
+    IDENTITY = "identity"
+    PREFERENCE = "preference"
+    CONSTRAINT = "constraint"
+    RELATIONSHIP = "relationship"
+    HEALTH = "health"
+    DECISION = "decision"
+    TASK = "task"
+    EVENT = "event"
+    NOTE = "note"
+    HISTORY = "history"
+
+
+DURABLE_KINDS = frozenset({Kind.IDENTITY, Kind.PREFERENCE, Kind.CONSTRAINT, Kind.RELATIONSHIP, Kind.HEALTH})
+KEY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}$"
+
+
+class MemoryIn(BaseModel):
+    """One memory as an agent gives it to `remember`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: Annotated[str, Field(min_length=1, max_length=MAX_CONTENT_CHARS, description="The memory itself.")]
+    tags: Annotated[list[Annotated[str, Field(min_length=1, max_length=64)]], Field(max_length=MAX_TAGS)] = []
+    metadata: Annotated[dict[str, MetaValue], Field(description="Flat map, returned unchanged.")] = {}
+    source: Annotated[str | None, Field(max_length=2_000, description="URL, file or message id.")] = None
+    occurred_at: Annotated[str | None, Field(description="ISO 8601 time it happened; default now.")] = None
+    forget_after: Annotated[
+        str | None, Field(description="ISO 8601 duration (P30D) or time; after it the memory goes cold.")
+    ] = None
+    kind: Annotated[
+        Kind | None, Field(description="What it states; identity/preference/constraint/relationship/health are kept warm.")
+    ] = None
+    key: Annotated[
+        str | None, Field(pattern=KEY_PATTERN, description="Profile key: also put this fact in the hot profile.")
+    ] = None
+
+    @field_validator("content")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("content is blank; give the text to remember")
+        return value
+
+    @field_validator("metadata")
+    @classmethod
+    def _flat(cls, value: dict[str, MetaValue]) -> dict[str, MetaValue]:
+        if len(value) > MAX_METADATA_KEYS:
+            raise ValueError(f"metadata has {len(value)} keys; at most {MAX_METADATA_KEYS}")
+        for key, item in value.items():
+            if not key or len(key) > 64:
+                raise ValueError("metadata keys are 1 to 64 characters")
+            if isinstance(item, str) and len(item) > 1_000:
+                raise ValueError(f"metadata {key!r} is over 1,000 characters")
+        return value
+
+    @field_validator("occurred_at")
+    @classmethod
+    def _time(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_time(value, "occurred_at")
+        return value
+
+    @field_validator("forget_after")
+    @classmethod
+    def _deadline(cls, value: str | None) -> str | None:
+        if value is not None and value.strip().upper().startswith("P"):
+            parse_duration(value, "forget_after")
+        elif value is not None:
+            parse_time(value, "forget_after")
+        return value
+
+
+@dataclass(frozen=True)
+class Record:
+    """A memory as stored in the warm or cold tier."""
+
+    id: str
+    content: str
+    tier: Tier
+    kind: Kind
+    protected: bool
+    occurred_at: datetime
+    created_at: datetime
+    tags: tuple[str, ...] = ()
+    metadata: dict[str, Any] = field(default_factory=dict)
+    source: str | None = None
+    forget_after: datetime | None = None
+    superseded_by: str | None = None
+    superseded_at: datetime | None = None
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def content_hash(content: str) -> str:
+    """Hash of the content with case and spacing folded: the same memory said again."""
+    folded = _SPACE.sub(" ", content.strip().lower())
+    return hashlib.sha256(folded.encode()).hexdigest()[:32]
+
+
+def tokens_of(text: str) -> int:
+    """Tokens the model reads for `text`, at 4 characters a token, rounded up."""
+    return -(-len(text) // 4)

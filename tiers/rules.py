@@ -1,0 +1,84 @@
+"""The rules that move records between tiers: pure functions of (records, usage, now, rules)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from tiers.heat import HeatRules, heat
+from tiers.hot import Entry
+from tiers.ledger import Usage
+from tiers.records import Kind, Tier
+from tiers.timeparse import as_utc
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A move the sweep makes (or would make, in a dry run)."""
+
+    rid: str
+    src: Tier
+    dst: Tier
+    rule: str
+    heat: float
+    key: str | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    moves: tuple[Planned, ...]
+    hot_candidates: tuple[tuple[str, float], ...]
+
+
+def hot_rid(key: str) -> str:
+    """The ledger id under which a profile entry's uses are counted."""
+    return f"hot:{key}"
+
+
+def record_heat(row: Mapping[str, Any], usage: Usage | None, now: datetime, rules: HeatRules) -> float:
+    last = as_utc(row["occurred_at"])
+    if usage is not None:
+        last = max(last, usage.last_touch)
+    return heat(usage.uses if usage else 0, usage.repeats if usage else 0, last, now, rules)
+
+
+def plan_sweep(
+    rows: Sequence[Mapping[str, Any]],
+    usage: Mapping[str, Usage],
+    profile: Mapping[str, Entry],
+    now: datetime,
+    rules: HeatRules,
+) -> Plan:
+    """Decide every move as of `now`. Durable facts never go cold by heat; nothing is ever deleted."""
+    moves: list[Planned] = []
+    candidates: list[tuple[str, float]] = []
+    in_profile = {rid for entry in profile.values() for rid in entry.sources}
+    for row in rows:
+        tier = Tier(row["tier"])
+        value = record_heat(row, usage.get(row["id"]), now, rules)
+        expired = row["forget_after"] is not None and as_utc(row["forget_after"]) <= now
+        if tier is Tier.WARM:
+            if expired:
+                moves.append(Planned(row["id"], tier, Tier.COLD, "forget_after", value))
+            elif value < rules.demote_below and not row["protected"]:
+                moves.append(Planned(row["id"], tier, Tier.COLD, "heat", value))
+            elif (
+                value >= rules.hot_candidate_at
+                and row["id"] not in in_profile
+                and not row["superseded_by"]
+                and row["kind"] != Kind.HISTORY
+            ):
+                candidates.append((row["id"], value))
+        elif tier is Tier.COLD and not expired and value >= rules.rewarm_at:
+            moves.append(Planned(row["id"], tier, Tier.WARM, "heat", value))
+    idle = timedelta(days=rules.hot_idle_days)
+    for key, entry in profile.items():
+        used = usage.get(hot_rid(key))
+        last = max(entry.updated_at, used.last_touch) if used else entry.updated_at
+        if not entry.pinned and now - last >= idle:
+            value = heat(used.uses if used else 0, 0, last, now, rules)
+            moves.append(Planned(hot_rid(key), Tier.HOT, Tier.WARM, "hot_idle", value, key=key))
+    candidates.sort(key=lambda item: -item[1])
+    return Plan(tuple(moves), tuple(candidates))

@@ -1,0 +1,268 @@
+"""The warm and cold tiers: one LanceDB table per namespace, searched by vector and by full text.
+
+Writes take the data folder's lock, so two processes never interleave a dedupe check with an
+insert, and the table is compacted every `compact_every` writes: an agent storing one memory at a
+time leaves a table as compact as one batched import would.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+from lancedb.index import FTS
+
+from tiers.errors import InvalidInput, ModelMismatch, StorageError
+from tiers.records import Kind, Record, Tier
+from tiers.timeparse import as_utc
+
+log = logging.getLogger(__name__)
+
+TABLE = "memories"
+SCHEMA_VERSION = 1
+_ID = re.compile(r"^[0-9a-f]{12}$")
+_TS = pa.timestamp("us", tz="UTC")
+RECORD_COLUMNS = [
+    "id", "content", "tier", "kind", "protected", "tags", "metadata", "source",
+    "occurred_at", "created_at", "forget_after", "superseded_by", "superseded_at",
+]  # fmt: skip
+
+
+def schema(dim: int) -> pa.Schema:
+    return pa.schema(
+        [
+            ("id", pa.string()),
+            ("hash", pa.string()),
+            ("content", pa.string()),
+            ("tier", pa.string()),
+            ("kind", pa.string()),
+            ("protected", pa.bool_()),
+            ("tags", pa.list_(pa.string())),
+            ("metadata", pa.string()),
+            ("source", pa.string()),
+            ("occurred_at", _TS),
+            ("created_at", _TS),
+            ("forget_after", _TS),
+            ("superseded_by", pa.string()),
+            ("superseded_at", _TS),
+            ("vector", pa.list_(pa.float32(), dim)),
+        ]
+    )
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A record found by a search, with its rank signal (cosine similarity or BM25 score)."""
+
+    record: Record
+    score: float
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What a search is limited to."""
+
+    tiers: tuple[Tier, ...] = (Tier.WARM, Tier.COLD)
+    tags: tuple[str, ...] = ()
+    since: datetime | None = None
+    until: datetime | None = None
+
+    def where(self) -> str:
+        parts = ["tier IN (" + ",".join(_quote(t.value) for t in self.tiers) + ")"]
+        if self.tags:
+            parts.append("array_has_any(tags, [" + ",".join(_quote(t) for t in self.tags) + "])")
+        if self.since is not None:
+            parts.append(f"occurred_at >= {_timestamp(self.since)}")
+        if self.until is not None:
+            parts.append(f"occurred_at <= {_timestamp(self.until)}")
+        return " AND ".join(parts)
+
+
+def check_id(rid: str) -> str:
+    if not _ID.match(rid):
+        raise InvalidInput(f"{rid!r} is not a memory id; ids are 12 hex characters as remember and recall return")
+    return rid
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _timestamp(value: datetime) -> str:
+    return f"timestamp '{as_utc(value).strftime('%Y-%m-%dT%H:%M:%S.%f')}'"
+
+
+def _in_ids(ids: Iterable[str]) -> str:
+    return "id IN (" + ",".join(_quote(check_id(i)) for i in ids) + ")"
+
+
+class Store:
+    """The LanceDB table of one namespace, bound to one embedding model."""
+
+    def __init__(self, folder: Path, model: str, dim: int, compact_every: int = 100) -> None:
+        self.folder = folder
+        self.model = model
+        self.dim = dim
+        self.compact_every = compact_every
+        folder.mkdir(parents=True, exist_ok=True)
+        self._check_model()
+        try:
+            self._db = lancedb.connect(folder / "lance", read_consistency_interval=timedelta(0))
+            if TABLE in self._db.list_tables().tables:
+                self._table = self._db.open_table(TABLE)
+            else:
+                self._table = self._db.create_table(TABLE, schema=schema(dim), exist_ok=True)
+        except (OSError, RuntimeError, ValueError) as exc:
+            raise StorageError(f"cannot open the LanceDB store in {folder}: {exc}") from exc
+        self._has_fts = any(i.index_type == "FTS" for i in self._table.list_indices())
+
+    def _check_model(self) -> None:
+        meta_path = self.folder / "store.json"
+        if meta_path.exists():
+            meta = json.loads(meta_path.read_text())
+            if meta.get("model") != self.model or meta.get("dim") != self.dim:
+                raise ModelMismatch(
+                    f"the store in {self.folder} was embedded with {meta.get('model')!r} (dim {meta.get('dim')}), "
+                    f"not the configured {self.model!r}; set MEMTIERS_EMBED_MODEL back, or run "
+                    f"`memtiers reembed` to re-embed every memory with the new model"
+                )
+        else:
+            meta_path.write_text(json.dumps({"model": self.model, "dim": self.dim, "schema": SCHEMA_VERSION}))
+
+    # reads
+
+    def count(self, tier: Tier | None = None) -> int:
+        return self._table.count_rows(None if tier is None else f"tier = {_quote(tier.value)}")
+
+    def get(self, ids: Sequence[str]) -> dict[str, Record]:
+        if not ids:
+            return {}
+        rows = self._table.search().where(_in_ids(ids)).select(RECORD_COLUMNS).limit(len(ids)).to_list()
+        return {row["id"]: _record(row) for row in rows}
+
+    def find_hashes(self, hashes: Sequence[str]) -> dict[str, tuple[str, Tier]]:
+        """Stored ids and tiers of the given content hashes."""
+        found: dict[str, tuple[str, Tier]] = {}
+        for start in range(0, len(hashes), 500):
+            chunk = hashes[start : start + 500]
+            where = "hash IN (" + ",".join(_quote(h) for h in chunk) + ")"
+            for row in self._table.search().where(where).select(["id", "hash", "tier"]).limit(len(chunk) * 2).to_list():
+                found.setdefault(row["hash"], (row["id"], Tier(row["tier"])))
+        return found
+
+    def vector_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[Hit]:
+        rows = (
+            self._table.search(vector.astype(np.float32), vector_column_name="vector")
+            .distance_type("cosine")
+            .where(filters.where(), prefilter=True)
+            .select([*RECORD_COLUMNS, "_distance"])
+            .limit(k)
+            .to_list()
+        )
+        return [Hit(_record(row), 1.0 - float(row["_distance"])) for row in rows]
+
+    def text_search(self, query: str, k: int, filters: Filters) -> list[Hit]:
+        if not self._has_fts:
+            self._refresh_fts_flag()
+            if not self._has_fts:
+                return []
+        try:
+            rows = (
+                self._table.search(query, query_type="fts")
+                .where(filters.where(), prefilter=True)
+                .select([*RECORD_COLUMNS, "_score"])
+                .limit(k)
+                .to_list()
+            )
+        except (ValueError, RuntimeError) as exc:  # a query made only of stop words or symbols
+            log.debug("full-text search skipped: %s", exc)
+            return []
+        return [Hit(_record(row), float(row["_score"])) for row in rows]
+
+    def lifecycle_rows(self, tiers: Sequence[Tier]) -> list[dict[str, Any]]:
+        """The columns the tier rules read, for every record in those tiers."""
+        where = "tier IN (" + ",".join(_quote(t.value) for t in tiers) + ")"
+        columns = ["id", "tier", "kind", "protected", "occurred_at", "created_at", "forget_after", "superseded_by"]
+        table = self._table.search().where(where).select(columns).limit(self._table.count_rows() + 1).to_arrow()
+        return table.to_pylist()
+
+    def scan(self, batch: int = 1_000) -> Iterable[list[dict[str, Any]]]:
+        """Every row with its vector, in batches (for re-embedding)."""
+        table = self._table.to_arrow()
+        for start in range(0, table.num_rows, batch):
+            yield table.slice(start, batch).to_pylist()
+
+    # writes: callers hold the data folder's lock
+
+    def add(self, rows: list[dict[str, Any]]) -> None:
+        if rows:
+            self._table.add(pa.Table.from_pylist(rows, schema=self._table.schema))
+
+    def set_tier(self, ids: Sequence[str], tier: Tier) -> None:
+        if ids:
+            self._table.update(where=_in_ids(ids), values={"tier": tier.value})
+
+    def supersede(self, rid: str, by: str, at: datetime) -> None:
+        self._table.update(where=_in_ids([rid]), values={"superseded_by": by, "superseded_at": as_utc(at)})
+
+    def delete(self, rid: str) -> None:
+        self._table.delete(_in_ids([rid]))
+
+    def replace_all(self, rows: list[dict[str, Any]]) -> None:
+        """Overwrite the whole table (re-embedding) in one version."""
+        self._table = self._db.create_table(TABLE, data=pa.Table.from_pylist(rows, schema=schema(self.dim)), mode="overwrite")
+        self._has_fts = False
+        self.compact()
+
+    def compact(self, keep: timedelta = timedelta(seconds=30)) -> None:
+        """Merge small files, fold new rows into the indexes, drop versions older than `keep`."""
+        try:
+            if not self._has_fts and self._table.count_rows() > 0:
+                self._table.create_index("content", config=FTS(), replace=True)
+                self._has_fts = True
+            self._table.optimize(cleanup_older_than=keep)
+        except (OSError, RuntimeError, ValueError) as exc:
+            raise StorageError(f"compacting the store failed: {exc}") from exc
+
+    def after_write(self, writes: int) -> None:
+        """Compact once every `compact_every` writes (the caller counts them across processes)."""
+        if writes % self.compact_every == 0 or not self._has_fts:
+            self.compact()
+
+    def _refresh_fts_flag(self) -> None:
+        self._has_fts = any(i.index_type == "FTS" for i in self._table.list_indices())
+
+    def files(self) -> tuple[int, int]:
+        """Number of files and bytes on disk under the LanceDB folder."""
+        paths = [p for p in (self.folder / "lance").rglob("*") if p.is_file()]
+        return len(paths), sum(p.stat().st_size for p in paths)
+
+    def versions(self) -> int:
+        return len(self._table.list_versions())
+
+
+def _record(row: dict[str, Any]) -> Record:
+    return Record(
+        id=row["id"],
+        content=row["content"],
+        tier=Tier(row["tier"]),
+        kind=Kind(row["kind"]),
+        protected=bool(row["protected"]),
+        occurred_at=as_utc(row["occurred_at"]),
+        created_at=as_utc(row["created_at"]),
+        tags=tuple(row["tags"] or ()),
+        metadata=json.loads(row["metadata"] or "{}"),
+        source=row["source"],
+        forget_after=as_utc(row["forget_after"]) if row["forget_after"] else None,
+        superseded_by=row["superseded_by"],
+        superseded_at=as_utc(row["superseded_at"]) if row["superseded_at"] else None,
+    )
