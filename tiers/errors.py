@@ -1,12 +1,12 @@
 """The errors of the memory domain.
 
-    MemtiersError              base of everything raised on purpose by tiers/
-    ├── InvalidInput           the caller's input is wrong; the message says how to fix it
-    │   └── ProfileCapExceeded the hot profile would pass its token cap
-    ├── NotFound               no memory or profile entry with that id or key
-    ├── CorruptProfile         the hot profile file on disk cannot be read; it is left untouched
-    ├── ModelMismatch          the store was embedded by another model than the one configured
-    └── StorageError           LanceDB or the ledger failed underneath
+MemtiersError              base of everything raised on purpose by tiers/
+├── InvalidInput           the caller's input is wrong; the message says how to fix it
+│   └── ProfileCapExceeded the hot profile would pass its token cap
+├── NotFound               no memory or profile entry with that id or key
+├── CorruptProfile         the hot profile file on disk cannot be read; it is left untouched
+├── ModelMismatch          the store was embedded by another model than the one configured
+└── StorageError           LanceDB or the ledger failed underneath
 """
 
 from __future__ import annotations

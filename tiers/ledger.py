@@ -142,7 +142,8 @@ class Ledger:
         if rows:
             with self._tx() as db:
                 db.executemany(
-                    "INSERT INTO moves(at, rid, key, src, dst, rule, heat, note) VALUES (?,?,?,?,?,?,?,?)", rows
+                    "INSERT INTO moves(at, rid, key, src, dst, rule, heat, note) VALUES (?,?,?,?,?,?,?,?)",
+                    rows,
                 )
 
     def moves(self, rid: str | None = None, limit: int = 100) -> list[Move]:
@@ -180,4 +181,7 @@ class Ledger:
 
     def set_state(self, name: str, value: str) -> None:
         with self._tx() as db:
-            db.execute("INSERT INTO state(k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", (name, value))
+            db.execute(
+                "INSERT INTO state(k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v",
+                (name, value),
+            )

@@ -241,7 +241,11 @@ class Memory:
         items = [
             MemoryIn(
                 content=f"{key}: {entry.value}",
-                metadata={"profile_key": key, "sources": " ".join(entry.sources), "was_set_at": entry.updated_at.isoformat()},
+                metadata={
+                    "profile_key": key,
+                    "sources": " ".join(entry.sources),
+                    "was_set_at": entry.updated_at.isoformat(),
+                },
                 occurred_at=entry.updated_at.isoformat(),
                 kind=Kind.HISTORY,
             )
@@ -295,7 +299,9 @@ class Memory:
         if searched:
             filters = Filters(tiers=searched, tags=tuple(tags), since=since, until=until)
             k = max(self.settings.candidates_per_search, limit * 3)
-            ranked = ranking.fuse(self.store.vector_search(vector, k, filters), self.store.text_search(query, k, filters))
+            ranked = ranking.fuse(
+                self.store.vector_search(vector, k, filters), self.store.text_search(query, k, filters)
+            )
             if default:
                 ranked = ranking.prefer_warm(ranked, limit, GOOD_SIMILARITY)
         profile = self._matching_profile(query, vector) if Tier.HOT in wanted or default else {}
@@ -426,6 +432,20 @@ class Memory:
             "lance_bytes": size,
             "lance_versions": self.store.versions(),
         }
+
+
+def reembed(folder: Path, embedder: Embedder, batch: int = 256) -> int:
+    """Re-embed every record of the store in `folder` with `embedder`, keeping ids, tiers and history."""
+    with file_lock(folder / "write.lock"):
+        store = Store.as_recorded(folder)
+        rows = [row for chunk in store.scan() for row in chunk]
+        for start in range(0, len(rows), batch):
+            chunk = rows[start : start + batch]
+            vectors = embedder.embed([row["content"] for row in chunk])
+            for row, vector in zip(chunk, vectors, strict=True):
+                row["vector"] = vector.tolist()
+        store.rebind(embedder.name, embedder.dim, rows)
+    return len(rows)
 
 
 def _with(stored: Stored, **changes: Any) -> Stored:

@@ -62,10 +62,12 @@ class MemoryIn(BaseModel):
         str | None, Field(description="ISO 8601 duration (P30D) or time; after it the memory goes cold.")
     ] = None
     kind: Annotated[
-        Kind | None, Field(description="What it states; identity/preference/constraint/relationship/health are kept warm.")
+        Kind | None,
+        Field(description="What it states; identity/preference/constraint/relationship/health are kept warm."),
     ] = None
     key: Annotated[
-        str | None, Field(pattern=KEY_PATTERN, description="Profile key: also put this fact in the hot profile.")
+        str | None,
+        Field(pattern=KEY_PATTERN, description="Profile key: also put this fact in the hot profile."),
     ] = None
 
     @field_validator("content")

@@ -115,12 +115,22 @@ class Store:
         self.compact_every = compact_every
         folder.mkdir(parents=True, exist_ok=True)
         self._check_model()
+        self._open()
+
+    @classmethod
+    def as_recorded(cls, folder: Path) -> Store:
+        """Open the store with the model its vectors were made by (for re-embedding)."""
+        meta = json.loads((folder / "store.json").read_text())
+        return cls(folder, meta["model"], int(meta["dim"]))
+
+    def _open(self) -> None:
+        folder = self.folder
         try:
             self._db = lancedb.connect(folder / "lance", read_consistency_interval=timedelta(0))
             if TABLE in self._db.list_tables().tables:
                 self._table = self._db.open_table(TABLE)
             else:
-                self._table = self._db.create_table(TABLE, schema=schema(dim), exist_ok=True)
+                self._table = self._db.create_table(TABLE, schema=schema(self.dim), exist_ok=True)
         except (OSError, RuntimeError, ValueError) as exc:
             raise StorageError(f"cannot open the LanceDB store in {folder}: {exc}") from exc
         self._has_fts = any(i.index_type == "FTS" for i in self._table.list_indices())
@@ -162,7 +172,7 @@ class Store:
     def vector_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[Hit]:
         rows = (
             self._table.search(vector.astype(np.float32), vector_column_name="vector")
-            .distance_type("cosine")
+            .distance_type("cosine")  # type: ignore[attr-defined]
             .where(filters.where(), prefilter=True)
             .select([*RECORD_COLUMNS, "_distance"])
             .limit(k)
@@ -191,7 +201,16 @@ class Store:
     def lifecycle_rows(self, tiers: Sequence[Tier]) -> list[dict[str, Any]]:
         """The columns the tier rules read, for every record in those tiers."""
         where = "tier IN (" + ",".join(_quote(t.value) for t in tiers) + ")"
-        columns = ["id", "tier", "kind", "protected", "occurred_at", "created_at", "forget_after", "superseded_by"]
+        columns = [
+            "id",
+            "tier",
+            "kind",
+            "protected",
+            "occurred_at",
+            "created_at",
+            "forget_after",
+            "superseded_by",
+        ]
         table = self._table.search().where(where).select(columns).limit(self._table.count_rows() + 1).to_arrow()
         return table.to_pylist()
 
@@ -217,9 +236,12 @@ class Store:
     def delete(self, rid: str) -> None:
         self._table.delete(_in_ids([rid]))
 
-    def replace_all(self, rows: list[dict[str, Any]]) -> None:
-        """Overwrite the whole table (re-embedding) in one version."""
-        self._table = self._db.create_table(TABLE, data=pa.Table.from_pylist(rows, schema=schema(self.dim)), mode="overwrite")
+    def rebind(self, model: str, dim: int, rows: list[dict[str, Any]]) -> None:
+        """Overwrite the whole table with rows embedded by another model, in one version, and record it."""
+        data = pa.Table.from_pylist(rows, schema=schema(dim))
+        self._table = self._db.create_table(TABLE, data=data, mode="overwrite")
+        self.model, self.dim = model, dim
+        (self.folder / "store.json").write_text(json.dumps({"model": model, "dim": dim, "schema": SCHEMA_VERSION}))
         self._has_fts = False
         self.compact()
 

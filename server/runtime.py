@@ -1,0 +1,123 @@
+"""What the lifespan owns: the memory, the clock, the model loader, the sweep timer and the profile listeners."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import anyio
+from mcp.server.subscriptions import InMemorySubscriptionBus
+from mcp.shared.subscriptions import ResourceUpdated
+
+from server.settings import Settings
+from tiers.embedder import FastEmbedder
+from tiers.errors import MemtiersError
+from tiers.memory import Memory, SweepReport
+
+log = logging.getLogger("memtiers")
+PROFILE_URI = "memory://profile"
+T = TypeVar("T")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Runtime:
+    """State of one running server: opened by the lifespan, closed when it ends."""
+
+    def __init__(self, settings: Settings, bus: InMemorySubscriptionBus, clock: Callable[[], datetime] = utcnow):
+        self.settings = settings
+        self.bus = bus
+        self.clock = clock
+        self._memory: Memory | None = None
+        self.embedder: FastEmbedder | None = None
+        self.first_request = asyncio.Event()
+        self.legacy_listeners: set[Any] = set()
+        self._profile_stamp: tuple[int, int] | None = None
+        self.last_sweep: SweepReport | None = None
+
+    @property
+    def memory(self) -> Memory:
+        if self._memory is None:
+            raise RuntimeError("the server is not running")
+        return self._memory
+
+    def open(self) -> None:
+        self.embedder = FastEmbedder(self.settings.embed_model, cache_dir=self.settings.model_cache)
+        self._memory = Memory(self.settings.folder, self.embedder, self.settings.memory)
+        self._profile_stamp = self._stamp()
+
+    def close(self) -> None:
+        if self._memory is not None:
+            self._memory.close()
+            self._memory = None
+
+    async def run(self, work: Callable[[], T]) -> T:
+        """Run blocking domain work (LanceDB, embedding) off the event loop."""
+        return await anyio.to_thread.run_sync(work)
+
+    async def load_model_after_first_request(self) -> None:
+        """Hosts time out slow handshakes: the model loads only once the first request is answered."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.first_request.wait(), timeout=5)
+        try:
+            assert self.embedder is not None
+            await self.run(self.embedder.load)
+            log.info("embedding model %s loaded", self.settings.embed_model)
+        except Exception:
+            log.exception("loading the embedding model failed; tools that need it will report why")
+
+    async def sweep_forever(self) -> None:
+        """The demotion timer: one sweep every `sweep_interval` seconds; a failed pass is logged, not fatal."""
+        while True:
+            await asyncio.sleep(self.settings.sweep_interval)
+            await self.sweep_once()
+
+    async def sweep_once(self) -> SweepReport | None:
+        try:
+            report = await self.run(lambda: self.memory.sweep(self.clock()))
+        except MemtiersError as exc:
+            log.warning("sweep failed: %s", exc)
+            return None
+        except Exception:
+            log.exception("sweep failed")
+            return None
+        self.last_sweep = report
+        if report.moves:
+            log.info("sweep moved %d records", len(report.moves))
+        await self.notify_if_profile_changed()
+        return report
+
+    def _stamp(self) -> tuple[int, int] | None:
+        try:
+            stat = self.memory.hot.path.stat()
+        except FileNotFoundError:
+            return None
+        return (stat.st_mtime_ns, stat.st_size)
+
+    async def notify_if_profile_changed(self) -> None:
+        """Tell subscribed clients, of both protocol eras, that the profile changed."""
+        stamp = self._stamp()
+        if stamp == self._profile_stamp:
+            return
+        self._profile_stamp = stamp
+        await self.bus.publish(ResourceUpdated(uri=PROFILE_URI))
+        for session in list(self.legacy_listeners):
+            try:
+                await session.send_resource_updated(PROFILE_URI)
+            except Exception:  # a closed session: forget it
+                self.legacy_listeners.discard(session)
+
+
+async def supervised(coro: Awaitable[None], name: str) -> None:
+    try:
+        await coro
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        log.exception("%s stopped", name)

@@ -1,0 +1,87 @@
+"""Configuration: the only code that reads the environment."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tiers.embedder import DEFAULT_MODEL
+from tiers.heat import HeatRules
+from tiers.memory import MemorySettings
+
+_NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+class ConfigError(ValueError):
+    """A setting has a value memtiers cannot use."""
+
+
+def default_home(env: Mapping[str, str]) -> Path:
+    """The per-user data folder: XDG on Linux, Application Support on macOS, LOCALAPPDATA on Windows."""
+    home = Path(env.get("HOME") or Path.home())
+    if sys.platform == "darwin":
+        return home / "Library" / "Application Support" / "memtiers"
+    if sys.platform == "win32" and env.get("LOCALAPPDATA"):
+        return Path(env["LOCALAPPDATA"]) / "memtiers"
+    return Path(env.get("XDG_DATA_HOME") or home / ".local" / "share") / "memtiers"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the server is told by its host; see the README's Configuration table."""
+
+    home: Path
+    namespace: str = "default"
+    embed_model: str = DEFAULT_MODEL
+    sweep_interval: float = 600.0
+    hot_cap_tokens: int = 1_000
+    hot_idle_days: float = 90.0
+    log_level: str = "WARNING"
+    memory: MemorySettings = field(default_factory=MemorySettings)
+
+    @property
+    def folder(self) -> Path:
+        """The folder of this namespace: profile, ledger and LanceDB table together."""
+        return self.home / "namespaces" / self.namespace
+
+    @property
+    def model_cache(self) -> Path:
+        return self.home / "models"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
+        env = os.environ if env is None else env
+        namespace = env.get("MEMTIERS_NAMESPACE") or "default"
+        if not _NAMESPACE.match(namespace):
+            raise ConfigError(f"MEMTIERS_NAMESPACE={namespace!r} is not valid: 1-64 letters, digits, '_', '.' or '-'")
+        cap = _number(env, "MEMTIERS_HOT_CAP_TOKENS", 1_000, int)
+        idle = _number(env, "MEMTIERS_HOT_IDLE_DAYS", 90.0, float)
+        values: dict[str, object] = {
+            "home": Path(env.get("MEMTIERS_HOME") or default_home(env)).expanduser(),
+            "namespace": namespace,
+            "embed_model": env.get("MEMTIERS_EMBED_MODEL") or DEFAULT_MODEL,
+            "sweep_interval": _number(env, "MEMTIERS_SWEEP_INTERVAL", 600.0, float),
+            "hot_cap_tokens": cap,
+            "hot_idle_days": idle,
+            "log_level": (env.get("MEMTIERS_LOG_LEVEL") or "WARNING").upper(),
+            "memory": MemorySettings(cap_tokens=int(cap), rules=HeatRules(hot_idle_days=float(idle))),
+        }
+        values.update(overrides)
+        return cls(**values)  # type: ignore[arg-type]
+
+
+def _number(env: Mapping[str, str], name: str, default: float, kind: type) -> float:
+    raw = env.get(name)
+    if not raw:
+        return kind(default)
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a number") from None
+    if value <= 0:
+        raise ConfigError(f"{name} must be above zero, not {raw}")
+    return value

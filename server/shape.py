@@ -1,0 +1,98 @@
+"""How answers read: compact text for the model, full structured data beside it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tiers.hot import Entry, render
+from tiers.memory import Forgotten, Promoted, Stored
+from tiers.recall import Packed
+from tiers.records import tokens_of
+from tiers.timeparse import iso
+
+
+def stored_data(s: Stored) -> dict[str, Any]:
+    data: dict[str, Any] = {"id": s.id, "tier": s.tier.value, "kind": s.kind.value, "protected": s.protected}
+    for name in ("duplicate_of", "profile_key", "note"):
+        if getattr(s, name):
+            data[name] = getattr(s, name)
+    return data
+
+
+def stored_text(stored: Sequence[Stored]) -> str:
+    lines = []
+    for s in stored:
+        line = f"{s.id} {s.tier.value} {s.kind.value}" + (" protected" if s.protected else "")
+        if s.duplicate_of:
+            line += " (duplicate: refreshed the stored memory)"
+        if s.profile_key:
+            line += f" (profile key {s.profile_key})"
+        if s.note:
+            line += f" ({s.note})"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def recall_data(packed: Packed) -> dict[str, Any]:
+    return {
+        "memories": [
+            {
+                "id": h.record.id,
+                "tier": h.record.tier.value,
+                "content": h.record.content,
+                "score": round(h.score, 4),
+                "occurred_at": iso(h.record.occurred_at),
+                "tags": list(h.record.tags),
+                "metadata": h.record.metadata,
+                "source": h.record.source,
+                "superseded_by": h.record.superseded_by,
+            }
+            for h in packed.hits
+        ],
+        "profile": {key: entry.value for key, entry in packed.profile.items()},
+        "left_out": packed.left_out,
+        "tokens": packed.tokens,
+    }
+
+
+def entry_data(entry: Entry) -> dict[str, Any]:
+    return {
+        "value": entry.value,
+        "updated_at": iso(entry.updated_at),
+        "pinned": entry.pinned,
+        "sources": list(entry.sources),
+    }
+
+
+def profile_view(
+    entries: dict[str, Entry], cap: int, candidates: Sequence[dict[str, Any]]
+) -> tuple[str, dict[str, Any]]:
+    body = render(entries)
+    tokens = tokens_of(body)
+    text = (body or "(the profile is empty)") + f"\n({tokens}/{cap} tokens)"
+    if candidates:
+        text += "\ncandidates for the profile (promote with a key): " + ", ".join(
+            c["id"] + (f" as {c['key']}" if c.get("key") else "") for c in candidates
+        )
+    data = {
+        "entries": {key: entry_data(e) for key, e in sorted(entries.items())},
+        "tokens": tokens,
+        "cap_tokens": cap,
+        "candidates": list(candidates),
+    }
+    return text, data
+
+
+def promoted_text(p: Promoted) -> str:
+    where = f"hot as {p.key!r}" if p.key else p.tier.value
+    if p.outcome == "promoted":
+        return f"{p.id} promoted to {where}"
+    return f"{p.id} is already {where}: nothing to do"
+
+
+def forgotten_text(f: Forgotten) -> str:
+    text = f"{f.id} forgotten (was {f.tier.value})"
+    if f.orphaned_profile_keys:
+        text += "; profile entries now without a source: " + ", ".join(f.orphaned_profile_keys)
+    return text

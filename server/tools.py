@@ -1,0 +1,179 @@
+"""The tools: thin wrappers that parse, call the memory off the event loop, and shape a compact answer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Annotated, Any, Literal, TypeVar
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from server import shape
+from server.errors import as_tool_errors
+from server.runtime import Runtime
+from tiers.records import Kind, MemoryIn, MetaValue, Tier
+from tiers.timeparse import parse_time
+
+T = TypeVar("T")
+
+REMEMBER = """Store a memory for later: one (content plus optional fields) or a batch of up to 1,000 (memories).
+Use it when the user states a fact about themselves, a preference, a constraint, a decision, or anything
+they will expect you to know later. Give `kind` (identity, preference, constraint, relationship, health,
+decision, task, event, note) when you know it: durable kinds are never demoted to cold. Give `key` to also
+put the fact in the hot profile. Saying the same thing twice refreshes the stored memory (duplicate_of).
+Returns, per memory, its id, the tier it landed in (warm, or hot when it went into the profile)."""
+
+RECALL = """Search memory for what answers `query`. Use it before answering anything that may depend on
+earlier conversations, decisions or facts about the user. Searches the hot profile and warm memories by
+meaning and by words; cold (old) memories join when warm has too little, or when tiers includes "cold".
+Set `max_tokens` to cap everything you read back. Returns one line per memory, best first:
+[id date tier] content #tags, then how many were left out by the budget."""
+
+PROFILE = """Read or change the hot profile: the few facts carried every turn (name, current project,
+preferences, hard constraints). With no arguments it returns the profile. `set` adds or changes entries
+({key: value}); a changed value is kept in warm memory as history. `unset` removes entries (they go down
+to warm, not away). `pin` keeps entries from being demoted when unused. The profile has a token cap:
+a change past it is refused with the entries that could be demoted."""
+
+PROMOTE = """Move a memory up a tier when you judge it durable: to "hot" makes a profile entry under `key`
+whose source is that memory; to "warm" brings a cold memory back into everyday search. Promoting to where
+it already is says so and is no error. Use the id that recall or remember returned."""
+
+FORGET = """Delete a memory from every tier and from search, for privacy or when the user asks.
+Profile entries that only this memory supported are named in the answer: unset them with profile if
+they should go too. This cannot be undone."""
+
+
+def _result(text: str, data: dict[str, Any]) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+def register(server: MCPServer, runtime: Runtime) -> None:
+    """Add every memtiers tool to `server`."""
+
+    async def call(work: Callable[[], T]) -> T:
+        with as_tool_errors():
+            result = await runtime.run(work)
+        await runtime.notify_if_profile_changed()
+        return result
+
+    @server.tool(description=REMEMBER, annotations=ToolAnnotations(destructive_hint=False))
+    async def remember(
+        content: Annotated[str | None, Field(description="The memory (for a single memory).")] = None,
+        tags: Annotated[list[str] | None, Field(description="Labels to filter recall by.")] = None,
+        metadata: Annotated[dict[str, MetaValue] | None, Field(description="Flat map, returned unchanged.")] = None,
+        source: Annotated[str | None, Field(description="Where it came from: URL, file, message id.")] = None,
+        occurred_at: Annotated[str | None, Field(description="ISO 8601 time it happened; default now.")] = None,
+        forget_after: Annotated[
+            str | None, Field(description="ISO 8601 duration (P30D) or time after which it goes cold.")
+        ] = None,
+        kind: Annotated[Kind | None, Field(description="What the memory states.")] = None,
+        key: Annotated[str | None, Field(description="Profile key: also carry this fact in the hot profile.")] = None,
+        memories: Annotated[
+            list[MemoryIn] | None,
+            Field(description="A batch (imports), instead of the single-memory fields."),
+        ] = None,
+    ) -> CallToolResult:
+        if memories is not None:
+            if content is not None:
+                raise ToolError("invalid input: give either content (one memory) or memories (a batch), not both")
+            items = memories
+        else:
+            if content is None:
+                raise ToolError("invalid input: content is required (or memories, for a batch)")
+            with as_tool_errors():
+                items = [_memory_in(content, tags, metadata, source, occurred_at, forget_after, kind, key)]
+        stored = await call(lambda: runtime.memory.remember(items, runtime.clock()))
+        return _result(shape.stored_text(stored), {"stored": [shape.stored_data(s) for s in stored]})
+
+    @server.tool(description=RECALL, annotations=ToolAnnotations(read_only_hint=True))
+    async def recall(
+        query: Annotated[str, Field(min_length=1, description="What to look for, in plain words.")],
+        limit: Annotated[int | None, Field(ge=1, le=200, description="Most memories to return (default 10).")] = None,
+        max_tokens: Annotated[
+            int | None, Field(ge=32, le=100_000, description="Token budget for everything returned.")
+        ] = None,
+        tiers: Annotated[
+            list[Literal["hot", "warm", "cold"]] | None,
+            Field(description="Tiers to search; default hot and warm."),
+        ] = None,
+        tags: Annotated[list[str] | None, Field(description="Only memories with any of these tags.")] = None,
+        since: Annotated[str | None, Field(description="Only memories that happened at or after (ISO 8601).")] = None,
+        until: Annotated[str | None, Field(description="Only memories that happened at or before (ISO 8601).")] = None,
+    ) -> CallToolResult:
+        with as_tool_errors():
+            start = parse_time(since, "since") if since else None
+            end = parse_time(until, "until") if until else None
+        chosen = [Tier(t) for t in tiers] if tiers else None
+        count = limit or (50 if max_tokens else 10)
+        packed = await call(
+            lambda: runtime.memory.recall(
+                query, runtime.clock(), count, max_tokens, chosen, tuple(tags or ()), start, end
+            )
+        )
+        return _result(packed.text, shape.recall_data(packed))
+
+    @server.tool(description=PROFILE)
+    async def profile(
+        set: Annotated[dict[str, str] | None, Field(description="Entries to add or change: {key: value}.")] = None,
+        unset: Annotated[list[str] | None, Field(description="Keys to remove (kept in warm as history).")] = None,
+        pin: Annotated[list[str] | None, Field(description="Keys never demoted for being unused.")] = None,
+        unpin: Annotated[list[str] | None, Field(description="Keys to unpin.")] = None,
+    ) -> CallToolResult:
+        memory = runtime.memory
+        if not (set or unset or pin or unpin):
+            entries = await call(memory.profile)
+            return _result(*shape.profile_view(entries, memory.hot.cap_tokens, memory.candidates()))
+        change = await call(lambda: memory.set_profile(set or {}, runtime.clock(), unset or (), pin or (), unpin or ()))
+        text, data = shape.profile_view(change.entries, change.cap_tokens, change.candidates)
+        if change.demoted:
+            text += f"\nold values kept in warm: {', '.join(change.demoted)}"
+            data["history_ids"] = list(change.demoted)
+        return _result(text, data)
+
+    @server.tool(description=PROMOTE)
+    async def promote(
+        id: Annotated[str, Field(description="The memory's id, as remember or recall returned it.")],
+        to: Annotated[Literal["hot", "warm"], Field(description="Target tier.")] = "hot",
+        key: Annotated[str | None, Field(description="Profile key, when going hot.")] = None,
+    ) -> CallToolResult:
+        done = await call(lambda: runtime.memory.promote(id, runtime.clock(), Tier(to), key))
+        return _result(shape.promoted_text(done), asdict(done))
+
+    @server.tool(description=FORGET, annotations=ToolAnnotations(destructive_hint=True))
+    async def forget(
+        id: Annotated[str, Field(description="The memory's id.")],
+    ) -> CallToolResult:
+        done = await call(lambda: runtime.memory.forget(id, runtime.clock()))
+        return _result(shape.forgotten_text(done), asdict(done))
+
+
+def _memory_in(
+    content: str,
+    tags: list[str] | None,
+    metadata: dict[str, MetaValue] | None,
+    source: str | None,
+    occurred_at: str | None,
+    forget_after: str | None,
+    kind: Kind | None,
+    key: str | None,
+) -> MemoryIn:
+    from pydantic import ValidationError
+
+    try:
+        return MemoryIn(
+            content=content,
+            tags=tags or [],
+            metadata=metadata or {},
+            source=source,
+            occurred_at=occurred_at,
+            forget_after=forget_after,
+            kind=kind,
+            key=key,
+        )
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise ToolError(f"invalid input: {problems}") from None

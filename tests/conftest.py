@@ -1,0 +1,42 @@
+"""Shared fixtures: the real embedding model (loaded once), real LanceDB on temporary folders."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from server.settings import Settings
+from tiers.embedder import FastEmbedder
+from tiers.memory import Memory, MemorySettings
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="session")
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("models")
+
+
+@pytest.fixture(scope="session")
+def embedder(model_cache: Path) -> FastEmbedder:
+    """The real default model, from the packages the project installs, shared by the whole run."""
+    model = FastEmbedder(cache_dir=model_cache)
+    model.load()
+    return model
+
+
+@pytest.fixture
+def memory(tmp_path: Path, embedder: FastEmbedder) -> Iterator[Memory]:
+    mem = Memory(tmp_path / "ns", embedder, MemorySettings())
+    yield mem
+    mem.close()
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings.from_env({"MEMTIERS_HOME": str(tmp_path / "home")})
