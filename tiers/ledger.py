@@ -161,12 +161,13 @@ class Ledger:
             for seq, at, r, k, s, d, rule, h, n in rows
         ]
 
-    def bump(self, name: str) -> int:
-        """Add one to a named counter and return its new value."""
+    def bump(self, name: str, by: int = 1) -> int:
+        """Add `by` to a named counter and return its new value."""
         with self._tx() as db:
             db.execute(
-                "INSERT INTO state(k, v) VALUES (?, '1') ON CONFLICT(k) DO UPDATE SET v = CAST(v AS INTEGER) + 1",
-                (name,),
+                "INSERT INTO state(k, v) VALUES (?, CAST(? AS TEXT)) "
+                "ON CONFLICT(k) DO UPDATE SET v = CAST(v AS INTEGER) + excluded.v",
+                (name, by),
             )
             return int(db.execute("SELECT v FROM state WHERE k = ?", (name,)).fetchone()[0])
 

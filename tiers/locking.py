@@ -38,3 +38,19 @@ def file_lock(path: Path) -> Iterator[None]:
             finally:
                 depth[key] = 0
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+@contextmanager
+def shared_lock(path: Path, exclusive: bool = False) -> Iterator[None]:
+    """A reader/writer lock across processes and threads: each use opens its own descriptor.
+
+    Readers of the LanceDB table hold it shared; compaction, which deletes old files, holds it
+    exclusive, so no reader anywhere is ever left holding a version whose files were removed.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

@@ -149,7 +149,8 @@ class Memory:
             store.add(fresh)
             store.set_tier(rewarm, Tier.WARM)
             if fresh:
-                store.after_write(self.ledger.bump("writes"))
+                written = self.ledger.bump("rows_written", len(fresh))
+                store.after_write(written - len(fresh), written)
         self.ledger.touch(repeats, now, repeat=True)
         self.ledger.log(moves)
         return self._apply_profile_hints(items, prepared, results, now)
@@ -438,7 +439,7 @@ def reembed(folder: Path, embedder: Embedder, batch: int = 256) -> int:
     """Re-embed every record of the store in `folder` with `embedder`, keeping ids, tiers and history."""
     with file_lock(folder / "write.lock"):
         store = Store.as_recorded(folder)
-        rows = [row for chunk in store.scan() for row in chunk]
+        rows = store.scan()
         for start in range(0, len(rows), batch):
             chunk = rows[start : start + batch]
             vectors = embedder.embed([row["content"] for row in chunk])

@@ -7,14 +7,16 @@ time leaves a table as compact as one batched import would.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
-from collections.abc import Iterable, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import lancedb
 import numpy as np
@@ -22,10 +24,12 @@ import pyarrow as pa
 from lancedb.index import FTS
 
 from tiers.errors import InvalidInput, ModelMismatch, StorageError
+from tiers.locking import shared_lock
 from tiers.records import Kind, Record, Tier
 from tiers.timeparse import as_utc
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 TABLE = "memories"
 SCHEMA_VERSION = 1
@@ -101,6 +105,17 @@ def _timestamp(value: datetime) -> str:
     return f"timestamp '{as_utc(value).strftime('%Y-%m-%dT%H:%M:%S.%f')}'"
 
 
+def _reads(method: Callable[..., T]) -> Callable[..., T]:
+    """Hold the store's read lock shared while a read runs, so compaction never removes its files."""
+
+    @functools.wraps(method)
+    def locked(self: Store, *args: Any, **kwargs: Any) -> T:
+        with shared_lock(self.read_lock):
+            return method(self, *args, **kwargs)
+
+    return locked
+
+
 def _in_ids(ids: Iterable[str]) -> str:
     return "id IN (" + ",".join(_quote(check_id(i)) for i in ids) + ")"
 
@@ -113,6 +128,7 @@ class Store:
         self.model = model
         self.dim = dim
         self.compact_every = compact_every
+        self.read_lock = folder / "read.lock"
         folder.mkdir(parents=True, exist_ok=True)
         self._check_model()
         self._open()
@@ -150,15 +166,18 @@ class Store:
 
     # reads
 
+    @_reads
     def count(self, tier: Tier | None = None) -> int:
         return self._table.count_rows(None if tier is None else f"tier = {_quote(tier.value)}")
 
+    @_reads
     def get(self, ids: Sequence[str]) -> dict[str, Record]:
         if not ids:
             return {}
         rows = self._table.search().where(_in_ids(ids)).select(RECORD_COLUMNS).limit(len(ids)).to_list()
         return {row["id"]: _record(row) for row in rows}
 
+    @_reads
     def find_hashes(self, hashes: Sequence[str]) -> dict[str, tuple[str, Tier]]:
         """Stored ids and tiers of the given content hashes."""
         found: dict[str, tuple[str, Tier]] = {}
@@ -169,6 +188,7 @@ class Store:
                 found.setdefault(row["hash"], (row["id"], Tier(row["tier"])))
         return found
 
+    @_reads
     def vector_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[Hit]:
         rows = (
             self._table.search(vector.astype(np.float32), vector_column_name="vector")
@@ -180,6 +200,7 @@ class Store:
         )
         return [Hit(_record(row), 1.0 - float(row["_distance"])) for row in rows]
 
+    @_reads
     def text_search(self, query: str, k: int, filters: Filters) -> list[Hit]:
         if not self._has_fts:
             self._refresh_fts_flag()
@@ -198,6 +219,7 @@ class Store:
             return []
         return [Hit(_record(row), float(row["_score"])) for row in rows]
 
+    @_reads
     def lifecycle_rows(self, tiers: Sequence[Tier]) -> list[dict[str, Any]]:
         """The columns the tier rules read, for every record in those tiers."""
         where = "tier IN (" + ",".join(_quote(t.value) for t in tiers) + ")"
@@ -214,11 +236,10 @@ class Store:
         table = self._table.search().where(where).select(columns).limit(self._table.count_rows() + 1).to_arrow()
         return table.to_pylist()
 
-    def scan(self, batch: int = 1_000) -> Iterable[list[dict[str, Any]]]:
-        """Every row with its vector, in batches (for re-embedding)."""
-        table = self._table.to_arrow()
-        for start in range(0, table.num_rows, batch):
-            yield table.slice(start, batch).to_pylist()
+    @_reads
+    def scan(self) -> list[dict[str, Any]]:
+        """Every row with its vector (for re-embedding)."""
+        return self._table.to_arrow().to_pylist()
 
     # writes: callers hold the data folder's lock
 
@@ -245,19 +266,25 @@ class Store:
         self._has_fts = False
         self.compact()
 
-    def compact(self, keep: timedelta = timedelta(seconds=30)) -> None:
-        """Merge small files, fold new rows into the indexes, drop versions older than `keep`."""
+    def compact(self) -> None:
+        """Merge small files, fold new rows into the indexes, and drop every older version.
+
+        Dropping old versions is safe only because every reader holds the read lock shared and
+        this holds it exclusive: no process is reading a version while its files go.
+        """
         try:
-            if not self._has_fts and self._table.count_rows() > 0:
-                self._table.create_index("content", config=FTS(), replace=True)
-                self._has_fts = True
-            self._table.optimize(cleanup_older_than=keep)
+            with shared_lock(self.read_lock, exclusive=True), warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=".*cleanup_older_than=0.*", category=UserWarning)
+                if not self._has_fts and self._table.count_rows() > 0:
+                    self._table.create_index("content", config=FTS(), replace=True)
+                    self._has_fts = True
+                self._table.optimize(cleanup_older_than=timedelta(0))
         except (OSError, RuntimeError, ValueError) as exc:
             raise StorageError(f"compacting the store failed: {exc}") from exc
 
-    def after_write(self, writes: int) -> None:
-        """Compact once every `compact_every` writes (the caller counts them across processes)."""
-        if writes % self.compact_every == 0 or not self._has_fts:
+    def after_write(self, before: int, after: int) -> None:
+        """Compact each time the row counter (shared by every process) passes a multiple of `compact_every`."""
+        if after // self.compact_every > before // self.compact_every or not self._has_fts:
             self.compact()
 
     def _refresh_fts_flag(self) -> None:
