@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import signal
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
+import anyio
 from mcp.server import MCPServer
 from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver.exceptions import ResourceError
@@ -65,8 +69,10 @@ def build_server(settings: Settings, clock: Callable[[], datetime] = utcnow, run
         finally:
             for task in background:
                 task.cancel()
-            await asyncio.gather(*background, return_exceptions=True)
-            await asyncio.to_thread(runtime.close)
+            with anyio.CancelScope(shield=True):  # a signal cancels the server; cleanup must still run
+                await asyncio.gather(*background, return_exceptions=True)
+                await asyncio.to_thread(runtime.close)
+            log.info("memtiers closed namespace %r", settings.namespace)
 
     server: MCPServer = MCPServer(
         "memtiers",
@@ -105,3 +111,35 @@ def build_server(settings: Settings, clock: Callable[[], datetime] = utcnow, run
     lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, subscribe)
     lowlevel.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, unsubscribe)
     return server
+
+
+def serve(settings: Settings) -> int:
+    """Serve over stdio until stdin closes or SIGTERM/SIGINT arrives; the lifespan's cleanup runs either way.
+
+    The SDK's stdin reader is a thread that a signal cannot interrupt, so after a signal the
+    process exits as soon as the lifespan has closed, instead of waiting for stdin.
+    """
+    server = build_server(settings)
+    stopped_by: list[int] = []
+
+    async def run() -> None:
+        async with anyio.create_task_group() as group:
+
+            async def watch_signals() -> None:
+                with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+                    async for number in signals:
+                        stopped_by.append(number)
+                        group.cancel_scope.cancel()
+                        return
+
+            group.start_soon(watch_signals)
+            await server.run_stdio_async()
+            group.cancel_scope.cancel()
+
+    anyio.run(run)
+    if stopped_by:
+        log.info("memtiers stopped by signal %d", stopped_by[0])
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+    return 0

@@ -39,10 +39,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         if args.command == "serve":
-            from server.app import build_server
+            from server.app import serve
 
-            build_server(settings).run()
-            return 0
+            return serve(settings)
         return _offline(args, settings)
     except MemtiersError as exc:
         print(f"memtiers: {exc}", file=sys.stderr)
