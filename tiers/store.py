@@ -255,7 +255,9 @@ class Store:
         self._table.update(where=_in_ids([rid]), values={"superseded_by": by, "superseded_at": as_utc(at)})
 
     def delete(self, rid: str) -> None:
+        """Delete a record for good: compaction then drops the older versions that still held it."""
         self._table.delete(_in_ids([rid]))
+        self.compact()
 
     def rebind(self, model: str, dim: int, rows: list[dict[str, Any]]) -> None:
         """Overwrite the whole table with rows embedded by another model, in one version, and record it."""
