@@ -121,6 +121,8 @@ class Memory:
         if len(items) > MAX_BATCH:
             raise InvalidInput(f"a batch holds at most {MAX_BATCH} memories; this one has {len(items)}: split it")
         prepared = [self._prepare(item, now) for item in items]
+        if any(item.key or row["_key"] for item, row in zip(items, prepared, strict=True)):
+            self.hot.entries()  # a corrupt profile fails the call here, before any row is stored
         vectors = self.embedder.embed([item.content for item in items])
         results: list[Stored] = []
         with file_lock(self._lock_path):
@@ -369,6 +371,7 @@ class Memory:
     def forget(self, rid: str, now: datetime) -> Forgotten:
         """Delete a record from every tier and from search; profile entries it alone sourced are named."""
         record = self.get(rid)
+        self.hot.entries()  # a corrupt profile fails the call here, before the row is deleted
         with file_lock(self._lock_path):
             self.store.delete(rid)
         self.ledger.forget(rid)
