@@ -413,3 +413,31 @@ async def test_a_subscribed_legacy_client_is_told_when_the_profile_changes(setti
             await updated.wait()
 
     assert uris == ["memory://profile"]
+
+
+# the public contract
+
+
+async def test_every_tool_keeps_its_parameter_names(client: Client) -> None:
+    listed = await client.list_tools()
+
+    parameters = {tool.name: list(tool.input_schema["properties"]) for tool in listed.tools}
+    assert parameters == {
+        "remember": [
+            "content", "tags", "metadata", "source", "occurred_at", "forget_after", "kind", "key", "memories",
+        ],
+        "recall": ["query", "limit", "max_tokens", "tiers", "tags", "since", "until"],
+        "profile": ["set", "unset", "pin", "unpin"],
+        "promote": ["id", "to", "key"],
+        "forget": ["id"],
+    }  # fmt: skip
+    required = {tool.name: sorted(tool.input_schema.get("required", [])) for tool in listed.tools}
+    assert required == {"remember": [], "recall": ["query"], "profile": [], "promote": ["id"], "forget": ["id"]}
+
+
+async def test_every_tool_has_a_description_that_says_when_to_use_it(client: Client) -> None:
+    listed = await client.list_tools()
+
+    for tool in listed.tools:
+        assert tool.description is not None and len(tool.description) > 100, tool.name
+        assert "Use" in tool.description or "use" in tool.description, tool.name
