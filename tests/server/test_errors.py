@@ -107,6 +107,19 @@ async def test_remember_with_an_unparseable_time_names_the_field_and_an_example(
     assert "e.g." in error
 
 
+@pytest.mark.parametrize(("field", "value"), [("occurred_at", "noon"), ("forget_after", "P1Q")])
+async def test_a_batch_with_an_unparseable_time_names_the_memory_the_field_and_an_example(
+    client: Client, settings: Settings, field: str, value: str
+) -> None:
+    batch = [{"content": "fine"}, {"content": "A dated memory", field: value}]
+
+    error = await refused(client, settings, "remember", {"memories": batch})
+
+    assert f"memories.1.{field}" in error
+    assert f"{field} {value!r} is not an ISO 8601" in error
+    assert "e.g." in error
+
+
 @pytest.mark.parametrize("field", ["since", "until"])
 async def test_recall_with_an_unparseable_time_names_the_field(client: Client, settings: Settings, field: str) -> None:
     error = await refused(client, settings, "recall", {"query": "anything", field: "yesterday-ish"})
