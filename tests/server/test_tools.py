@@ -182,6 +182,18 @@ async def test_recall_with_max_tokens_keeps_all_its_text_within_the_budget(clien
         assert f"left out by the {budget}-token budget" in text(result)
 
 
+async def test_recall_text_fits_every_budget_from_the_smallest_up(client: Client) -> None:
+    phrase = "the garden shed holds tools seeds pots gloves and a very old wheelbarrow"
+    notes = [f"Garden note {i}: {phrase[: 10 + 5 * i]}" for i in range(24)]
+    await call(client, "remember", memories=[{"content": n} for n in notes])
+    await call(client, "profile", set={"garden": "allotment 14"})
+
+    for budget in range(32, 80):
+        result = await client.call_tool("recall", {"query": "garden shed", "max_tokens": budget})
+        assert not result.is_error
+        assert len(text(result)) <= budget * 4, (budget, text(result))
+
+
 async def test_recall_without_a_budget_returns_at_most_limit_memories(client: Client) -> None:
     await call(client, "remember", memories=[{"content": f"Fact number {i} about the garden"} for i in range(8)])
 
