@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import lancedb
+from mcp import Client
 from mcp_types import CallToolResult, TextContent
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -38,3 +40,11 @@ def count_rows(folder: Path, tier: str | None = None) -> int:
 def text(result: CallToolResult) -> str:
     """All the text content of a tool result: what the model reads."""
     return "\n".join(c.text for c in result.content if isinstance(c, TextContent))
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    """Call a tool that must succeed; its structured content."""
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, text(result)
+    assert result.structured_content is not None
+    return result.structured_content

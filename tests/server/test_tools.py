@@ -1,24 +1,19 @@
-"""Every tool and the profile resource, through a real in-memory MCP client, on real LanceDB and the real model."""
+"""Every tool through a real in-memory MCP client, on real LanceDB and the real model."""
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import AsyncIterator
 from datetime import timedelta
-from typing import Any
 
-import anyio
 import pytest
 from mcp import Client
-from mcp.shared.exceptions import MCPDeprecationWarning
-from mcp_types import ResourceUpdatedNotification, TextResourceContents
 
 from server.app import build_server
 from server.settings import Settings
-from tests.helpers import T0, Clock, count_rows, text
+from tests.helpers import T0, Clock, call, count_rows, text
 from tiers.embedder import FastEmbedder
 from tiers.memory import Memory
-from tiers.records import MemoryIn
+from tiers.records import Kind, MemoryIn
 
 pytestmark = pytest.mark.anyio
 
@@ -29,19 +24,11 @@ async def client(settings: Settings) -> AsyncIterator[Client]:
         yield connected
 
 
-async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
-    """Call a tool that must succeed; its structured content."""
-    result = await client.call_tool(tool, arguments)
-    assert not result.is_error, text(result)
-    assert result.structured_content is not None
-    return result.structured_content
-
-
 def seed_cold(settings: Settings, embedder: FastEmbedder, content: str) -> str:
     """Store `content` long ago and let the sweep take it to cold, before the server opens the folder."""
     memory = Memory(settings.folder, embedder, settings.memory)
     try:
-        [stored] = memory.remember([MemoryIn(content=content, kind="note")], T0)
+        [stored] = memory.remember([MemoryIn(content=content, kind=Kind.NOTE)], T0)
         memory.sweep(T0 + timedelta(days=120))
         assert memory.get(stored.id).tier.value == "cold"
         return stored.id
@@ -380,51 +367,6 @@ async def test_forget_names_the_profile_entries_it_alone_sourced(client: Client)
     assert result.structured_content["orphaned_profile_keys"] == ["allergy"]
     assert "allergy" in text(result)
     assert profile["entries"]["allergy"]["sources"] == []
-
-
-# the profile resource
-
-
-async def test_the_profile_resource_reads_key_value_lines(client: Client) -> None:
-    empty = await client.read_resource("memory://profile")
-    await call(client, "profile", set={"name": "Ana", "project": "memtiers"})
-    filled = await client.read_resource("memory://profile")
-
-    [before] = empty.contents
-    [after] = filled.contents
-    assert isinstance(before, TextResourceContents) and isinstance(after, TextResourceContents)
-    assert before.text == "(the profile is empty)"
-    assert after.text == "name: Ana\nproject: memtiers"
-
-
-async def test_a_listening_modern_client_is_told_when_the_profile_changes(client: Client) -> None:
-    async with client.listen(resource_subscriptions=["memory://profile"]) as subscription:
-        await call(client, "profile", set={"name": "Ana"})
-        with anyio.fail_after(10):
-            event = await subscription.__anext__()
-
-    assert str(event.uri) == "memory://profile"  # type: ignore[union-attr]
-
-
-async def test_a_subscribed_legacy_client_is_told_when_the_profile_changes(settings: Settings) -> None:
-    updated = anyio.Event()
-    uris: list[str] = []
-
-    async def on_message(message: object) -> None:
-        if isinstance(message, ResourceUpdatedNotification):
-            uris.append(str(message.params.uri))
-            updated.set()
-
-    server = build_server(settings, run_timer=False)
-    async with Client(server, mode="legacy", message_handler=on_message) as client:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", MCPDeprecationWarning)  # the legacy API is what is under test
-            await client.subscribe_resource("memory://profile")
-        await call(client, "remember", content="Ana", key="name")
-        with anyio.fail_after(10):
-            await updated.wait()
-
-    assert uris == ["memory://profile"]
 
 
 # the public contract

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -13,9 +14,9 @@ from tiers.ledger import Ledger, Move, Usage
 
 
 @pytest.fixture
-def ledger(tmp_path: Path) -> Ledger:
+def ledger(tmp_path: Path) -> Iterator[Ledger]:
     opened = Ledger(tmp_path / "ledger.sqlite")
-    yield opened  # type: ignore[misc]
+    yield opened
     opened.close()
 
 

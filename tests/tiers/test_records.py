@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from tiers.records import MemoryIn, content_hash, tokens_of
+from tiers.records import Kind, MemoryIn, content_hash, tokens_of
 
 
 def test_content_hash_folds_case_and_every_kind_of_spacing() -> None:
@@ -36,7 +36,7 @@ def test_a_full_memory_is_accepted_as_given() -> None:
         source="https://example.org",
         occurred_at="2026-11-30T10:00:00Z",
         forget_after="P30D",
-        kind="constraint",
+        kind=Kind.CONSTRAINT,
         key="ops.freeze",
     )
 

@@ -144,7 +144,8 @@ def test_supersede_and_delete_change_only_their_record(store: Store, filled: dic
 
 
 def fragments(store: Store) -> int:
-    return int(store._table.stats()["fragment_stats"]["num_fragments"])
+    stats: dict[str, Any] = dict(store._table.stats())  # type: ignore[call-overload]
+    return int(stats["fragment_stats"]["num_fragments"])
 
 
 def test_compaction_folds_many_small_writes_into_one_fragment_and_drops_old_versions(store: Store, rows: Rows) -> None:
