@@ -12,7 +12,8 @@ from server.settings import Settings
 from tests.helpers import T0, count_rows
 from tiers.embedder import FastEmbedder
 from tiers.memory import Memory
-from tiers.records import MemoryIn
+from tiers.records import MemoryIn, Tier
+from tiers.store import Filters
 
 
 @pytest.fixture
@@ -108,3 +109,23 @@ def test_a_bad_setting_exits_2_naming_the_variable(
 
     assert code == 2
     assert "MEMTIERS_HOT_CAP_TOKENS='lots' is not a number" in capsys.readouterr().err
+
+
+def test_reembed_rewrites_every_vector_and_keeps_ids_tiers_and_search(
+    seeded: dict[str, str], capsys: pytest.CaptureFixture[str], embedder: FastEmbedder
+) -> None:
+    assert main(["sweep", "--at", "2026-03-01"]) == 0
+    capsys.readouterr()
+
+    assert main(["reembed"]) == 0
+
+    assert capsys.readouterr().out == "re-embedded 2 memories with memtiers/all-MiniLM-L6-v2-int8\n"
+    memory = Memory(Path(seeded["folder"]), embedder)
+    try:
+        found = memory.recall("toner for the printer", T0, tiers=[Tier.WARM, Tier.COLD])
+        assert memory.get(seeded["note"]).tier is Tier.COLD
+        assert memory.get(seeded["fact"]).tier is Tier.WARM
+    finally:
+        memory.close()
+    assert found.hits[0].record.id == seeded["note"]
+    assert memory.store.text_search("vegetarian", 5, Filters()) != []

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from datetime import timedelta
 
+import anyio
 import pytest
 from mcp import Client
 
@@ -367,6 +368,31 @@ async def test_forget_names_the_profile_entries_it_alone_sourced(client: Client)
     assert result.structured_content["orphaned_profile_keys"] == ["allergy"]
     assert "allergy" in text(result)
     assert profile["entries"]["allergy"]["sources"] == []
+
+
+# concurrency
+
+
+async def test_concurrent_calls_on_one_server_lose_nothing_and_store_a_repeat_once(
+    client: Client, settings: Settings
+) -> None:
+    stored: list[tuple[str, str]] = []
+
+    async def remember(content: str) -> None:
+        stored.append((content, (await call(client, "remember", content=content))["stored"][0]["id"]))
+
+    async def set_profile(key: str, value: str) -> None:
+        await call(client, "profile", set={key: value})
+
+    async with anyio.create_task_group() as group:
+        for i in range(6):
+            group.start_soon(remember, "The same thing, said six times at once")
+            group.start_soon(remember, f"A distinct memory number {i}")
+            group.start_soon(set_profile, f"key{i}", f"value {i}")
+
+    assert count_rows(settings.folder) == 7
+    assert len({rid for content, rid in stored if content.startswith("The same")}) == 1
+    assert sorted((await call(client, "profile"))["entries"]) == [f"key{i}" for i in range(6)]
 
 
 # the public contract
