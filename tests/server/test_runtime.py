@@ -73,3 +73,24 @@ async def test_a_server_built_without_the_timer_never_sweeps(settings: Settings)
 
     assert found.structured_content is not None
     assert [m["tier"] for m in found.structured_content["memories"]] == ["warm"]
+
+
+async def test_a_failed_sweep_is_logged_and_the_timer_keeps_going(
+    settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    clock = Clock()
+    settings = dataclasses.replace(settings, sweep_interval=0.05)
+    profile = settings.folder / "profile.json"
+    async with Client(build_server(settings, clock=clock)) as client:
+        await client.call_tool("remember", {"content": "The bike lock code is 0451"})
+        profile.write_text("{broken")
+        clock.advance(days=60)
+        await wait_until(lambda: any("sweep failed" in r.getMessage() for r in caplog.records))
+        assert count_rows(settings.folder, "cold") == 0
+
+        profile.unlink()
+        await wait_until(lambda: count_rows(settings.folder, "cold") == 1)
+
+    [failure, *_] = [r for r in caplog.records if "sweep failed" in r.getMessage()]
+    assert failure.levelname == "WARNING"
+    assert str(profile) in failure.getMessage()

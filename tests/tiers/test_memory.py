@@ -172,3 +172,15 @@ def test_remember_refuses_an_empty_batch_and_one_over_1000(memory: Memory) -> No
     with pytest.raises(InvalidInput, match="at most 1000"):
         memory.remember([MemoryIn(content=f"m{i}") for i in range(1_001)], T0)
     assert count_rows(memory.folder) == 0
+
+
+def test_an_unset_profile_entry_can_be_promoted_back_from_its_history_record(memory: Memory) -> None:
+    memory.set_profile({"city": "Lisbon"}, T0)
+    [history_id] = memory.set_profile({}, T0 + timedelta(days=1), unset=["city"]).demoted
+    assert "city" not in memory.profile()
+
+    done = memory.promote(history_id, T0 + timedelta(days=2))
+
+    assert (done.outcome, done.key) == ("promoted", "city")
+    assert memory.profile()["city"].value == "Lisbon"
+    assert memory.profile()["city"].sources == (history_id,)
