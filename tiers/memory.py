@@ -267,8 +267,14 @@ class Memory:
         return self.hot.entries()
 
     def candidates(self) -> tuple[dict[str, Any], ...]:
+        """Records proposed for the profile, less those already in it or forgotten since."""
         raw = self.ledger.get_state("hot_candidates")
-        return tuple(json.loads(raw)) if raw else ()
+        if not raw:
+            return ()
+        in_profile = {rid for entry in self.hot.entries().values() for rid in entry.sources}
+        listed = [c for c in json.loads(raw) if c["id"] not in in_profile]
+        alive = self.store.get([c["id"] for c in listed])
+        return tuple(c for c in listed if c["id"] in alive)
 
     def _add_candidate(self, rid: str, key: str | None, reason: str, heat: float | None = None) -> None:
         current = [c for c in self.candidates() if c["id"] != rid]
