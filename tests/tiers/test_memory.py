@@ -184,3 +184,20 @@ def test_an_unset_profile_entry_can_be_promoted_back_from_its_history_record(mem
     assert (done.outcome, done.key) == ("promoted", "city")
     assert memory.profile()["city"].value == "Lisbon"
     assert memory.profile()["city"].sources == (history_id,)
+
+
+def test_a_much_used_record_becomes_a_candidate_until_promoted_or_forgotten(memory: Memory) -> None:
+    staging = remember(memory, "The staging host is stg-3")
+    prod = remember(memory, "The production host is prd-1")
+    for hour in range(4):
+        memory.recall("staging host", T0 + timedelta(hours=hour), limit=1)
+        memory.recall("production host", T0 + timedelta(hours=hour), limit=1)
+
+    report = memory.sweep(T0 + timedelta(days=1))
+
+    assert {rid for rid, _ in report.hot_candidates} == {staging, prod}
+    assert {c["id"] for c in memory.candidates()} == {staging, prod}
+    assert memory.get(staging).tier is Tier.WARM  # a candidate is only proposed, never moved
+    memory.promote(staging, T0 + timedelta(days=1), key="staging")
+    memory.forget(prod, T0 + timedelta(days=1))
+    assert memory.candidates() == ()
