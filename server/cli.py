@@ -78,7 +78,7 @@ def _offline(args: argparse.Namespace, settings: Settings) -> int:
                     print(f"{key}: {value}")
         elif args.command == "log":
             for m in memory.moves(args.id, args.limit):
-                heat = "" if m.heat is None else f" heat {m.heat:.3f}"
+                heat = "" if m.heat is None else f", heat {m.heat:.3f}"
                 key = f" [{m.key}]" if m.key and m.key != m.rid else ""
                 print(f"{iso(m.at)} {m.rid}{key} {m.src} -> {m.dst} ({m.rule}{heat})")
     finally:

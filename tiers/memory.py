@@ -121,6 +121,8 @@ class Memory:
         if len(items) > MAX_BATCH:
             raise InvalidInput(f"a batch holds at most {MAX_BATCH} memories; this one has {len(items)}: split it")
         prepared = [self._prepare(item, now) for item in items]
+        if any(item.key or row["_key"] for item, row in zip(items, prepared, strict=True)):
+            self.hot.entries()  # a corrupt profile fails the call here, before any row is stored
         vectors = self.embedder.embed([item.content for item in items])
         results: list[Stored] = []
         with file_lock(self._lock_path):
@@ -266,8 +268,14 @@ class Memory:
         return self.hot.entries()
 
     def candidates(self) -> tuple[dict[str, Any], ...]:
+        """Records proposed for the profile, less those already in it or forgotten since."""
         raw = self.ledger.get_state("hot_candidates")
-        return tuple(json.loads(raw)) if raw else ()
+        if not raw:
+            return ()
+        in_profile = {rid for entry in self.hot.entries().values() for rid in entry.sources}
+        listed = [c for c in json.loads(raw) if c["id"] not in in_profile]
+        alive = self.store.get([c["id"] for c in listed])
+        return tuple(c for c in listed if c["id"] in alive)
 
     def _add_candidate(self, rid: str, key: str | None, reason: str, heat: float | None = None) -> None:
         current = [c for c in self.candidates() if c["id"] != rid]
@@ -370,6 +378,7 @@ class Memory:
     def forget(self, rid: str, now: datetime) -> Forgotten:
         """Delete a record from every tier and from search; profile entries it alone sourced are named."""
         record = self.get(rid)
+        self.hot.entries()  # a corrupt profile fails the call here, before the row is deleted
         with file_lock(self._lock_path):
             self.store.delete(rid)
         self.ledger.forget(rid)

@@ -13,7 +13,6 @@ from tiers.records import Record, Tier, tokens_of
 from tiers.store import Hit
 
 RRF_K = 60
-TRAILER_RESERVE = 40  # characters kept free for the "left out" line
 
 
 @dataclass(frozen=True)
@@ -87,12 +86,14 @@ def render_profile(entries: dict[str, Entry]) -> str:
 def pack(ranked: Sequence[Ranked], profile: dict[str, Entry], limit: int, max_tokens: int | None) -> Packed:
     """Take hits in rank order while they fit `max_tokens` (at 4 characters a token) and `limit`."""
     budget = None if max_tokens is None else max_tokens * 4
+    # Room kept for the "left out" line at its longest (every candidate left out), and its newline.
+    reserve = len(_left_out_line(len(ranked[:limit]), max_tokens)) + 1
     lines: list[str] = []
     used = 0
     chosen_profile: dict[str, Entry] = {}
     if profile:
         line = render_profile(profile)
-        if budget is None or len(line) <= budget - TRAILER_RESERVE:
+        if budget is None or len(line) <= budget - reserve:
             lines.append(line)
             used = len(line)
             chosen_profile = profile
@@ -100,15 +101,19 @@ def pack(ranked: Sequence[Ranked], profile: dict[str, Entry], limit: int, max_to
     for hit in ranked[:limit]:
         line = render_hit(hit)
         cost = len(line) + (1 if lines else 0)
-        if budget is not None and used + cost > budget - TRAILER_RESERVE:
+        if budget is not None and used + cost > budget - reserve:
             packed.left_out += 1
             continue
         lines.append(line)
         used += cost
         packed.hits.append(hit)
     if packed.left_out:
-        lines.append(f"({packed.left_out} more left out by the {max_tokens}-token budget)")
+        lines.append(_left_out_line(packed.left_out, max_tokens))
     if not lines:
         lines.append("no memories match")
     packed.text = "\n".join(lines)
     return packed
+
+
+def _left_out_line(count: int, max_tokens: int | None) -> str:
+    return f"({count} more left out by the {max_tokens}-token budget)"

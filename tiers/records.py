@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from tiers.errors import InvalidInput
 from tiers.timeparse import parse_duration, parse_time
 
 MAX_CONTENT_CHARS = 8_000
@@ -89,20 +90,29 @@ class MemoryIn(BaseModel):
                 raise ValueError(f"metadata {key!r} is over 1,000 characters")
         return value
 
+    # pydantic reports only ValueErrors as validation errors: an InvalidInput escaping a validator
+    # would reach the model of a batch call as a bare "Error executing tool", its message hidden.
+
     @field_validator("occurred_at")
     @classmethod
     def _time(cls, value: str | None) -> str | None:
-        if value is not None:
-            parse_time(value, "occurred_at")
+        try:
+            if value is not None:
+                parse_time(value, "occurred_at")
+        except InvalidInput as exc:
+            raise ValueError(str(exc)) from None
         return value
 
     @field_validator("forget_after")
     @classmethod
     def _deadline(cls, value: str | None) -> str | None:
-        if value is not None and value.strip().upper().startswith("P"):
-            parse_duration(value, "forget_after")
-        elif value is not None:
-            parse_time(value, "forget_after")
+        try:
+            if value is not None and value.strip().upper().startswith("P"):
+                parse_duration(value, "forget_after")
+            elif value is not None:
+                parse_time(value, "forget_after")
+        except InvalidInput as exc:
+            raise ValueError(str(exc)) from None
         return value
 
 

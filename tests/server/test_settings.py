@@ -1,0 +1,72 @@
+"""Configuration: read once from the environment, checked, and turned into readable errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from server.app import build_server
+from server.settings import ConfigError, Settings, default_home
+from tests.helpers import text
+
+
+def test_defaults_match_the_readme(tmp_path: Path) -> None:
+    settings = Settings.from_env({"HOME": str(tmp_path)})
+
+    assert settings.namespace == "default"
+    assert (settings.sweep_interval, settings.hot_cap_tokens, settings.hot_idle_days) == (600.0, 1_000, 90.0)
+    assert settings.log_level == "WARNING"
+    assert settings.embed_model == "memtiers/all-MiniLM-L6-v2-int8"
+    assert settings.home == default_home({"HOME": str(tmp_path)})
+    assert settings.folder == settings.home / "namespaces" / "default"
+
+
+def test_the_cap_and_idle_days_reach_the_memory_settings(tmp_path: Path) -> None:
+    settings = Settings.from_env(
+        {"MEMTIERS_HOME": str(tmp_path), "MEMTIERS_HOT_CAP_TOKENS": "50", "MEMTIERS_HOT_IDLE_DAYS": "7.5"}
+    )
+
+    assert (settings.hot_cap_tokens, settings.memory.cap_tokens) == (50, 50)
+    assert settings.memory.rules.hot_idle_days == 7.5
+
+
+@pytest.mark.parametrize(
+    ("env", "problem"),
+    [
+        ({"MEMTIERS_NAMESPACE": "../escape"}, "MEMTIERS_NAMESPACE='../escape' is not valid"),
+        ({"MEMTIERS_NAMESPACE": "a" * 65}, "is not valid: 1-64 letters"),
+        ({"MEMTIERS_SWEEP_INTERVAL": "often"}, "MEMTIERS_SWEEP_INTERVAL='often' is not a number"),
+        ({"MEMTIERS_SWEEP_INTERVAL": "0"}, "MEMTIERS_SWEEP_INTERVAL must be above zero"),
+        ({"MEMTIERS_HOT_CAP_TOKENS": "-5"}, "MEMTIERS_HOT_CAP_TOKENS must be above zero"),
+        ({"MEMTIERS_HOT_CAP_TOKENS": "1.5"}, "MEMTIERS_HOT_CAP_TOKENS='1.5' is not a number"),
+    ],
+)
+def test_a_bad_setting_is_refused_naming_the_variable(tmp_path: Path, env: dict[str, str], problem: str) -> None:
+    with pytest.raises(ConfigError, match=problem.replace(".", r"\.").replace("(", r"\(")):
+        Settings.from_env({"MEMTIERS_HOME": str(tmp_path)} | env)
+
+
+def test_the_data_folder_follows_xdg_data_home_on_linux(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.platform", "linux")
+
+    assert default_home({"HOME": "/home/ana"}) == Path("/home/ana/.local/share/memtiers")
+    assert default_home({"HOME": "/home/ana", "XDG_DATA_HOME": "/data"}) == Path("/data/memtiers")
+
+
+@pytest.mark.anyio
+async def test_two_namespaces_on_one_home_never_see_each_other(tmp_path: Path) -> None:
+    home = str(tmp_path / "home")
+    work = Settings.from_env({"MEMTIERS_HOME": home, "MEMTIERS_NAMESPACE": "work"})
+    personal = Settings.from_env({"MEMTIERS_HOME": home, "MEMTIERS_NAMESPACE": "personal"})
+
+    async with Client(build_server(work, run_timer=False)) as client:
+        await client.call_tool("remember", {"content": "The work laptop asset tag is WX-2291"})
+        await client.call_tool("profile", {"set": {"project": "memtiers"}})
+    async with Client(build_server(personal, run_timer=False)) as client:
+        found = await client.call_tool("recall", {"query": "laptop asset tag", "tiers": ["hot", "warm", "cold"]})
+        profile = await client.call_tool("profile", {})
+
+    assert text(found) == "no memories match"
+    assert "(the profile is empty)" in text(profile)

@@ -1,0 +1,90 @@
+"""The ledger: use counters for heat and the log of every move, in SQLite, shared by processes."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import T0
+from tiers.ledger import Ledger, Move, Usage
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Iterator[Ledger]:
+    opened = Ledger(tmp_path / "ledger.sqlite")
+    yield opened
+    opened.close()
+
+
+def test_touch_counts_uses_and_repeats_apart_and_keeps_the_latest_touch(ledger: Ledger) -> None:
+    ledger.touch(["a", "b"], T0)
+    ledger.touch(["a"], T0 + timedelta(days=2))
+    ledger.touch(["a"], T0 + timedelta(days=1), repeat=True)
+
+    assert ledger.usage() == {
+        "a": Usage(uses=2, repeats=1, last_touch=T0 + timedelta(days=2)),
+        "b": Usage(uses=1, repeats=0, last_touch=T0),
+    }
+    assert ledger.usage(["b", "missing"]) == {"b": Usage(1, 0, T0)}
+
+
+def test_forget_drops_the_counters_of_a_record(ledger: Ledger) -> None:
+    ledger.touch(["a", "b"], T0)
+
+    ledger.forget("a")
+
+    assert list(ledger.usage()) == ["b"]
+
+
+def test_moves_come_back_newest_first_and_filtered_by_id_or_profile_key(ledger: Ledger) -> None:
+    ledger.log([Move(T0, "aaaaaaaaaaaa", "new", "warm", "remember:note")])
+    ledger.log([Move(T0 + timedelta(days=50), "aaaaaaaaaaaa", "warm", "cold", "heat", heat=0.08)])
+    ledger.log([Move(T0 + timedelta(days=60), "hot:city", "hot", "warm", "hot_idle", key="city")])
+
+    everything = ledger.moves()
+    assert [(m.rid, m.rule) for m in everything] == [
+        ("hot:city", "hot_idle"),
+        ("aaaaaaaaaaaa", "heat"),
+        ("aaaaaaaaaaaa", "remember:note"),
+    ]
+    assert everything[1].heat == 0.08
+    assert everything[1].at == T0 + timedelta(days=50)
+    assert [m.rule for m in ledger.moves("aaaaaaaaaaaa")] == ["heat", "remember:note"]
+    assert [m.rule for m in ledger.moves("city")] == ["hot_idle"]
+    assert len(ledger.moves(limit=1)) == 1
+
+
+def test_counters_and_state_persist_and_are_seen_by_a_second_connection(ledger: Ledger, tmp_path: Path) -> None:
+    other = Ledger(tmp_path / "ledger.sqlite")
+    try:
+        assert [ledger.bump("writes"), other.bump("writes"), ledger.bump("writes")] == [1, 2, 3]
+        ledger.set_state("hot_candidates", "[]")
+        other.set_state("hot_candidates", '[{"id": "x"}]')
+        ledger.touch(["a"], T0)
+
+        assert ledger.get_state("hot_candidates") == '[{"id": "x"}]'
+        assert other.usage() == {"a": Usage(1, 0, T0)}
+        ledger.reset("writes")
+        assert other.bump("writes") == 1
+    finally:
+        other.close()
+
+
+def test_reopening_a_ledger_keeps_its_data_and_schema_version(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.sqlite"
+    first = Ledger(path)
+    first.touch(["a"], T0)
+    first.close()
+
+    again = Ledger(path)
+    try:
+        assert again.usage() == {"a": Usage(1, 0, T0)}
+    finally:
+        again.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"

@@ -1,0 +1,203 @@
+"""One namespace's memory end to end, on real LanceDB and the real model, with time as a parameter."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import T0, count_rows
+from tiers.embedder import FastEmbedder
+from tiers.errors import InvalidInput, NotFound
+from tiers.memory import Memory, MemorySettings
+from tiers.records import Kind, MemoryIn, Tier
+from tiers.store import Filters
+
+
+def remember(memory: Memory, content: str, **fields: object) -> str:
+    [stored] = memory.remember([MemoryIn(content=content, **fields)], T0)  # type: ignore[arg-type]
+    return stored.id
+
+
+def test_the_same_memory_said_again_refreshes_the_stored_one_and_adds_no_row(memory: Memory) -> None:
+    rid = remember(memory, "The wifi password is on the fridge")
+
+    [again] = memory.remember([MemoryIn(content="the WiFi password is on the  fridge")], T0 + timedelta(days=1))
+
+    assert again.duplicate_of == rid
+    assert count_rows(memory.folder) == 1
+    assert memory.ledger.usage([rid])[rid].repeats == 1
+    assert memory.heat_of(rid, T0 + timedelta(days=1)) == pytest.approx(3.0)
+
+
+def test_a_cold_memory_said_again_comes_back_to_warm(memory: Memory) -> None:
+    rid = remember(memory, "The spare key is under the blue pot")
+    memory.sweep(T0 + timedelta(days=60))
+    assert memory.get(rid).tier is Tier.COLD
+
+    [again] = memory.remember([MemoryIn(content="The spare key is under the blue pot")], T0 + timedelta(days=61))
+
+    assert (again.duplicate_of, again.tier) == (rid, Tier.WARM)
+    assert memory.get(rid).tier is Tier.WARM
+    newest = memory.moves(rid)[0]
+    assert (newest.src, newest.dst, newest.rule) == ("cold", "warm", "repeated")
+
+
+def test_a_changed_profile_value_keeps_the_old_one_as_a_superseded_warm_record(memory: Memory) -> None:
+    memory.set_profile({"project": "memtiers"}, T0)
+
+    change = memory.set_profile({"project": "lancebench"}, T0 + timedelta(days=3))
+
+    [history_id] = change.demoted
+    old = memory.get(history_id)
+    assert (old.content, old.tier, old.kind) == ("project: memtiers", Tier.WARM, Kind.HISTORY)
+    assert old.superseded_by == "profile:project"
+    assert old.superseded_at == T0 + timedelta(days=3)
+    assert old.occurred_at == T0
+    assert old.metadata["profile_key"] == "project"
+    assert memory.profile()["project"].value == "lancebench"
+    found = memory.recall("project memtiers", T0 + timedelta(days=3), tiers=[Tier.WARM])
+    assert "(superseded by profile:project on 2026-01-08)" in found.text
+
+
+def test_setting_the_same_profile_value_again_writes_no_history(memory: Memory) -> None:
+    memory.set_profile({"name": "Ana"}, T0)
+
+    change = memory.set_profile({"name": "Ana"}, T0 + timedelta(days=1))
+
+    assert change.demoted == ()
+    assert count_rows(memory.folder) == 0
+
+
+def test_forget_removes_a_memory_from_vector_and_text_search(memory: Memory) -> None:
+    rid = remember(memory, "My bank PIN hint is the year we met")
+    remember(memory, "The bank opens at nine")
+    assert rid in [h.record.id for h in memory.recall("bank PIN hint", T0).hits]
+
+    gone = memory.forget(rid, T0)
+
+    assert (gone.id, gone.tier) == (rid, Tier.WARM)
+    every_tier = [Tier.HOT, Tier.WARM, Tier.COLD]
+    assert rid not in [h.record.id for h in memory.recall("bank PIN hint", T0, tiers=every_tier).hits]
+    assert memory.store.text_search("PIN", 10, Filters()) == []
+    with pytest.raises(NotFound):
+        memory.get(rid)
+    assert memory.ledger.usage([rid]) == {}
+
+
+def test_my_name_is_goes_to_the_profile_with_the_memory_as_its_source(memory: Memory) -> None:
+    [stored] = memory.remember([MemoryIn(content="Hello, my name is Ana Costa")], T0)
+
+    assert (stored.tier, stored.profile_key, stored.kind) == (Tier.HOT, "name", Kind.IDENTITY)
+    assert memory.profile()["name"].value == "Ana Costa"
+    assert memory.profile()["name"].sources == (stored.id,)
+
+
+def test_a_key_past_the_profile_cap_keeps_the_memory_warm_and_protected_with_a_note(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    small = Memory(tmp_path / "ns", embedder, MemorySettings(cap_tokens=5))
+    try:
+        [stored] = small.remember([MemoryIn(content="a value far too long for a tiny profile", key="bio")], T0)
+        candidates = small.candidates()
+    finally:
+        small.close()
+
+    assert (stored.tier, stored.protected) == (Tier.WARM, True)
+    assert stored.note is not None and stored.note.startswith("kept warm and protected; the profile is full")
+    assert [c["id"] for c in candidates] == [stored.id]
+
+
+def test_recall_counts_as_a_use_and_a_used_record_stays_warm_longer(memory: Memory) -> None:
+    used = remember(memory, "The greenhouse thermostat is set to 18 degrees")
+    idle = remember(memory, "The shed roof was repainted green")
+    found = memory.recall("greenhouse thermostat", T0 + timedelta(days=10), limit=1)
+    assert [h.record.id for h in found.hits] == [used]
+
+    report = memory.sweep(T0 + timedelta(days=50))
+
+    assert memory.ledger.usage([used])[used].uses == 1
+    assert [(m.rid, m.dst) for m in report.moves] == [(idle, Tier.COLD)]
+
+
+def test_a_year_of_sweeps_keeps_durable_facts_warm_and_lets_notes_go_cold(memory: Memory) -> None:
+    note = remember(memory, "Lunch today was a tuna sandwich")
+    allergy = remember(memory, "I am allergic to penicillin")
+    keyed = remember(memory, "Lisbon", key="city")
+    expiring = remember(memory, "Gate code for the event: 2291", forget_after="P10D")
+
+    for day in range(0, 366, 7):
+        memory.sweep(T0 + timedelta(days=day))
+
+    tiers = {rid: memory.get(rid).tier for rid in (note, allergy, keyed, expiring)}
+    assert tiers == {note: Tier.COLD, allergy: Tier.WARM, keyed: Tier.WARM, expiring: Tier.COLD}
+    assert [m.rule for m in memory.moves(expiring) if m.dst == "cold"] == ["forget_after"]
+    assert "city" not in memory.profile()  # unpinned and unused for 90 days: down to warm
+    assert count_rows(memory.folder) == 5  # nothing deleted; the city value became a history record
+
+
+def test_a_dry_run_sweep_reports_moves_but_makes_none(memory: Memory) -> None:
+    rid = remember(memory, "The plumber came on Monday")
+
+    report = memory.sweep(T0 + timedelta(days=90), dry_run=True)
+
+    assert report.dry_run
+    assert [(m.rid, m.dst) for m in report.moves] == [(rid, Tier.COLD)]
+    assert memory.get(rid).tier is Tier.WARM
+    assert memory.moves(rid)[0].rule == "remember:note"
+
+
+def test_promote_from_cold_to_hot_rewarms_the_record_and_sources_the_entry(memory: Memory) -> None:
+    rid = remember(memory, "Prefers window seats on trains")
+    memory.sweep(T0 + timedelta(days=60))
+
+    done = memory.promote(rid, T0 + timedelta(days=61), Tier.HOT, key="seat")
+
+    assert (done.outcome, done.tier, done.key) == ("promoted", Tier.HOT, "seat")
+    assert memory.get(rid).tier is Tier.WARM
+    assert memory.profile()["seat"].sources == (rid,)
+
+
+def test_promote_to_cold_is_refused(memory: Memory) -> None:
+    rid = remember(memory, "Anything at all")
+
+    with pytest.raises(InvalidInput, match="records go cold by the timer"):
+        memory.promote(rid, T0, Tier.COLD)
+
+
+def test_remember_refuses_an_empty_batch_and_one_over_1000(memory: Memory) -> None:
+    with pytest.raises(InvalidInput, match="at least one"):
+        memory.remember([], T0)
+    with pytest.raises(InvalidInput, match="at most 1000"):
+        memory.remember([MemoryIn(content=f"m{i}") for i in range(1_001)], T0)
+    assert count_rows(memory.folder) == 0
+
+
+def test_an_unset_profile_entry_can_be_promoted_back_from_its_history_record(memory: Memory) -> None:
+    memory.set_profile({"city": "Lisbon"}, T0)
+    [history_id] = memory.set_profile({}, T0 + timedelta(days=1), unset=["city"]).demoted
+    assert "city" not in memory.profile()
+
+    done = memory.promote(history_id, T0 + timedelta(days=2))
+
+    assert (done.outcome, done.key) == ("promoted", "city")
+    assert memory.profile()["city"].value == "Lisbon"
+    assert memory.profile()["city"].sources == (history_id,)
+
+
+def test_a_much_used_record_becomes_a_candidate_until_promoted_or_forgotten(memory: Memory) -> None:
+    staging = remember(memory, "The staging host is stg-3")
+    prod = remember(memory, "The production host is prd-1")
+    for hour in range(4):
+        memory.recall("staging host", T0 + timedelta(hours=hour), limit=1)
+        memory.recall("production host", T0 + timedelta(hours=hour), limit=1)
+
+    report = memory.sweep(T0 + timedelta(days=1))
+
+    assert {rid for rid, _ in report.hot_candidates} == {staging, prod}
+    assert {c["id"] for c in memory.candidates()} == {staging, prod}
+    assert memory.get(staging).tier is Tier.WARM  # a candidate is only proposed, never moved
+    memory.promote(staging, T0 + timedelta(days=1), key="staging")
+    memory.forget(prod, T0 + timedelta(days=1))
+    assert memory.candidates() == ()
