@@ -154,32 +154,32 @@ def test_compaction_folds_many_small_writes_into_one_fragment_and_drops_old_vers
     versions_before = store.versions()
     assert fragments(store) == 12
 
-    with pytest.warns(UserWarning, match="removes every version except the latest"):  # no other process here
-        store.compact(keep=timedelta(0))
+    store.compact()
 
     assert fragments(store) == 1
     assert store.versions() < versions_before
+    assert store.versions() <= 2  # every older version dropped: readers are fenced off by the read lock
     assert store.count() == 12
     assert len(store.text_search("number", 20, Filters())) == 12
 
 
-def test_after_write_compacts_only_every_nth_write_once_the_text_index_exists(
+def test_after_write_compacts_each_time_the_row_counter_passes_a_multiple_once_the_index_exists(
     tmp_path: Path, embedder: FastEmbedder, rows: Rows
 ) -> None:
     store = Store(tmp_path / "ns", embedder.name, embedder.dim, compact_every=5)
     store.add([rows("first")])
-    store.after_write(1)  # no full-text index yet: compacts at once, building it
+    store.after_write(0, 1)  # no full-text index yet: compacts at once, building it
     assert ids(store.text_search("first", 5, Filters())) != []
     for i in range(2, 5):
         store.add([rows(f"write {i}")])
-        store.after_write(i)
+        store.after_write(i - 1, i)
     assert fragments(store) == 4
 
-    store.add([rows("fifth")])
-    store.after_write(5)
+    store.add([rows("fifth"), rows("sixth")])
+    store.after_write(4, 6)  # a batch that passes 5 counts too
 
-    assert fragments(store) < 5  # merged (LanceDB may keep an index-covered fragment apart)
-    assert len(store.text_search("fifth write first", 10, Filters())) == 5
+    assert fragments(store) < 4  # merged (LanceDB may keep an index-covered fragment apart)
+    assert len(store.text_search("fifth sixth write first", 10, Filters())) == 6
 
 
 def test_a_store_opened_with_another_model_is_refused_pointing_at_reembed(
