@@ -6,7 +6,7 @@ import os
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from tiers.embedder import DEFAULT_MODEL
@@ -41,7 +41,11 @@ class Settings:
     hot_cap_tokens: int = 1_000
     hot_idle_days: float = 90.0
     log_level: str = "WARNING"
-    memory: MemorySettings = field(default_factory=MemorySettings)
+
+    @property
+    def memory(self) -> MemorySettings:
+        """The domain's settings, derived so that an override of a field here always reaches it."""
+        return MemorySettings(cap_tokens=self.hot_cap_tokens, rules=HeatRules(hot_idle_days=self.hot_idle_days))
 
     @property
     def folder(self) -> Path:
@@ -68,7 +72,6 @@ class Settings:
             "hot_cap_tokens": cap,
             "hot_idle_days": idle,
             "log_level": (env.get("MEMTIERS_LOG_LEVEL") or "WARNING").upper(),
-            "memory": MemorySettings(cap_tokens=int(cap), rules=HeatRules(hot_idle_days=float(idle))),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]

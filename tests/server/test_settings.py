@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,10 @@ async def test_two_namespaces_on_one_home_never_see_each_other(tmp_path: Path) -
 
     assert text(found) == "no memories match"
     assert "(the profile is empty)" in text(profile)
+
+
+def test_an_override_of_a_setting_reaches_the_memory_settings_derived_from_it(settings: Settings) -> None:
+    changed = dataclasses.replace(settings, hot_cap_tokens=64, hot_idle_days=3.0)
+
+    assert changed.memory.cap_tokens == 64
+    assert changed.memory.rules.hot_idle_days == 3.0
