@@ -51,7 +51,8 @@ def plan_sweep(
     now: datetime,
     rules: HeatRules,
 ) -> Plan:
-    """Decide every move as of `now`. Durable facts never go cold by heat; nothing is ever deleted."""
+    """Decide every move as of `now`. Durable facts never go cold by heat while they are current (a
+    superseded value may); nothing is ever deleted."""
     moves: list[Planned] = []
     candidates: list[tuple[str, float]] = []
     in_profile = {rid for entry in profile.values() for rid in entry.sources}
@@ -62,7 +63,7 @@ def plan_sweep(
         if tier is Tier.WARM:
             if expired:
                 moves.append(Planned(row["id"], tier, Tier.COLD, "forget_after", value))
-            elif value < rules.demote_below and not row["protected"]:
+            elif value < rules.demote_below and (not row["protected"] or row["superseded_by"]):
                 moves.append(Planned(row["id"], tier, Tier.COLD, "heat", value))
             elif (
                 value >= rules.hot_candidate_at
