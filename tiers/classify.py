@@ -37,7 +37,7 @@ _RULES: list[tuple[Kind, re.Pattern[str]]] = [
             r"\b(?:never|always|must(?: not)?|do not|don't|under no circumstances|make sure to|"
             r"not allowed|forbidden|required to)\b.{0,80}\b(?:use|run|push|deploy|commit|call|send|"
             r"share|eat|drink|book|schedule|contact|email|touch|delete|include|mention|merge|give|"
-            r"disturb|fly|drive)\b",
+            r"disturb|fly|drive|cc|suggest|invite)(?:s|es)?\b",
             re.I,
         ),
     ),
@@ -72,7 +72,9 @@ _RULES: list[tuple[Kind, re.Pattern[str]]] = [
 ]
 _NAME = re.compile(r"\b(?i:my name is|call me) ([A-Z][\w'-]+(?: [A-Z][\w'-]+){0,3})")
 _FIRST_PERSON = re.compile(_I, re.I)
-_STANDING_RULE = re.compile(r"^\s*(?:never|always|do not|don't|please never|please always)\b", re.I)
+_STANDING_RULE = re.compile(
+    r"^\s*(?:never|always|do not|don't|please never|please always|under no circumstances)\b", re.I
+)
 # Agents often write memories about the user in the third person; the rules read them as first person.
 _THIRD_PERSON = [
     (re.compile(r"\b(?:the )?user's\b", re.I), "my"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -103,8 +103,16 @@ class _Origin:
 class Memory:
     """Hot profile + LanceDB tiers + ledger of one namespace in one folder."""
 
-    def __init__(self, folder: Path, embedder: Embedder, settings: MemorySettings | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        embedder: Embedder,
+        settings: MemorySettings | None = None,
+        new_id: Callable[[], str] = lambda: secrets.token_hex(6),
+    ) -> None:
+        """`new_id` makes record ids, injectable like the clock so that a simulation is reproducible."""
         self.folder = folder
+        self._new_id = new_id
         self.embedder = embedder
         self.settings = settings or MemorySettings()
         folder.mkdir(parents=True, exist_ok=True)
@@ -151,6 +159,7 @@ class Memory:
         moves: list[Move] = []
         repeats: list[str] = []
         rewarm: list[str] = []
+        protect: list[str] = []
         with file_lock(self._lock_path):
             store = self.store
             existing = store.find_hashes([p["hash"] for p in prepared])
@@ -162,6 +171,8 @@ class Memory:
                     rid, tier = existing.get(row["hash"], (seen.get(row["hash"], ""), Tier.WARM))
                     if origin is not None:  # a demoted profile value already stored: that record holds it again
                         moves.append(Move(now, rid, origin.src, "warm", origin.rule, origin.heat, origin.key))
+                        if origin.protected:
+                            protect.append(rid)
                     else:
                         repeats.append(rid)
                     if tier is Tier.COLD and rid not in rewarm:
@@ -180,6 +191,7 @@ class Memory:
                 results.append(Stored(row["id"], Tier.WARM, Kind(row["kind"]), row["protected"]))
             store.add([{k: v for k, v in row.items() if not k.startswith("_")} for row in fresh])
             store.set_tier(rewarm, Tier.WARM)
+            store.protect(protect)
             if fresh:
                 store.after_write(self.ledger.bump("writes"))
         self.ledger.touch(repeats, now, repeat=True)
@@ -199,7 +211,7 @@ class Memory:
         if item.key:
             metadata.setdefault("profile_key", item.key)
         return {
-            "id": secrets.token_hex(6),
+            "id": self._new_id(),
             "hash": content_hash(item.content),
             "content": item.content,
             "tier": Tier.WARM.value,

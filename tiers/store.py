@@ -230,6 +230,11 @@ class Store:
         if ids:
             self._table.update(where=_in_ids(ids), values={"tier": tier.value})
 
+    def protect(self, ids: Sequence[str]) -> None:
+        """Mark records as durable (kept out of the cold tier by heat), in one write."""
+        if ids:
+            self._table.update(where=_in_ids(ids), values={"protected": True})
+
     def supersede(self, ids: Sequence[str], by: str | None, at: datetime | None) -> None:
         """Mark records as replaced by `by`, in one write; `by=None` clears the mark (their value is current again)."""
         if ids:

@@ -16,6 +16,8 @@ DURABLE = [
     ("Never push directly to main", Kind.CONSTRAINT),
     ("Don't ever share my phone number with anyone", Kind.CONSTRAINT),
     ("We must not deploy on Fridays", Kind.CONSTRAINT),
+    ("Always cc Priya on emails about the budget", Kind.CONSTRAINT),
+    ("Under no circumstances send invoices to the old billing address", Kind.CONSTRAINT),
     ("My name is Ana Ruiz", Kind.IDENTITY),
     ("I work at Fjord Analytics as a data engineer", Kind.IDENTITY),
     ("I'm a software engineer", Kind.IDENTITY),

@@ -246,3 +246,18 @@ def test_a_sweep_over_thousands_of_records_is_batched_and_fast(tmp_path: Path) -
         assert elapsed < 20, elapsed
     finally:
         memory.close()
+
+
+def test_a_value_that_comes_back_and_then_idles_is_one_protected_current_record(memory: Memory) -> None:
+    memory.set_profile({"diet": "vegan"}, T0)
+    memory.set_profile({"diet": "vegetarian"}, day(1))
+    vegan = next(m.rid for m in memory.moves("diet") if m.rule == "superseded")
+    assert memory.get(vegan).superseded_by == "profile:diet"
+    memory.set_profile({"diet": "vegan"}, day(2))
+    assert memory.get(vegan).superseded_by is None
+    memory.sweep(day(2 + 91))
+    idle = next(m for m in memory.moves("diet") if m.rule == "hot_idle")
+    assert idle.rid == vegan
+    assert memory.get(vegan).protected
+    memory.sweep(day(500))
+    assert memory.get(vegan).tier is Tier.WARM
