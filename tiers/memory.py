@@ -239,8 +239,10 @@ class Memory:
                 out.append(stored)
                 continue
             value = item.content if item.key else row["_value"]
+            # The rules key only a name; the model reads it every turn without recalling it, so it is pinned.
+            pin = () if item.key else (key,)
             try:
-                self._set_profile({key: value}, now, sources={key: (stored.id,)}, rule="remember")
+                self._set_profile({key: value}, now, pin=pin, sources={key: (stored.id,)}, rule="remember")
             except ProfileCapExceeded as exc:
                 # Never dropped in silence: the fact stays warm and protected, and `profile` lists it.
                 self.ledger.link(key, [(stored.id, value)])

@@ -261,3 +261,10 @@ def test_a_value_that_comes_back_and_then_idles_is_one_protected_current_record(
     assert memory.get(vegan).protected
     memory.sweep(day(500))
     assert memory.get(vegan).tier is Tier.WARM
+
+
+def test_a_name_the_rules_found_is_pinned_so_it_never_idles_out(memory: Memory) -> None:
+    remember(memory, "Hi, my name is Ana Ruiz")
+    assert memory.profile()["name"].pinned
+    memory.sweep(day(200))
+    assert memory.profile()["name"].value == "Ana Ruiz"

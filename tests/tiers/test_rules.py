@@ -75,3 +75,16 @@ def test_an_idle_unpinned_entry_goes_warm_and_a_pinned_or_used_one_stays() -> No
     plan = plan_sweep([], usage, profile, T0, RULES)
     assert [(m.key, m.rule) for m in plan.moves] == [("a", "hot_idle")]
     assert plan.moves[0].heat == pytest.approx(heat(0, 0, old, T0, RULES))
+
+
+def test_small_talk_said_again_and_again_stays_warm_but_is_no_candidate() -> None:
+    said_often = {"a": Usage(uses=0, repeats=30, last_touch=T0), "b": Usage(uses=0, repeats=30, last_touch=T0)}
+    plan = plan_sweep([row("a"), row("b", protected=True)], said_often, {}, T0, RULES)
+    assert plan.moves == ()
+    assert [rid for rid, _ in plan.hot_candidates] == ["b"]
+
+
+def test_meeting_notes_and_tasks_are_never_profile_candidates() -> None:
+    used = {"e": Usage(uses=50, repeats=0, last_touch=T0), "t": Usage(uses=50, repeats=0, last_touch=T0)}
+    plan = plan_sweep([row("e", kind="event"), row("t", kind="task")], used, {}, T0, RULES)
+    assert plan.hot_candidates == ()
