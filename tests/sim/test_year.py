@@ -34,7 +34,7 @@ def test_the_hot_profile_never_passes_its_cap_and_what_did_not_fit_is_a_candidat
 
 
 def test_every_rule_fired_and_the_tiers_moved(result: Result) -> None:
-    fired = {rule.split(" ")[1] for rule in result.moves_by_rule}
+    fired = {move.rsplit(" ", 1)[1] for move in result.moves_by_rule}
     assert {"heat", "forget_after", "hot_idle"} <= fired
     assert result.daily[-1]["cold"] > 0
 

@@ -128,8 +128,7 @@ def _one_day(
     n = day.number
     started = time.perf_counter()
     if n > 0:  # the timer, in the quiet of the night
-        report = memory.sweep(_at(n, 3))
-        result.moves_by_rule.update(f"{m.src.value}->{m.dst.value} {m.rule}" for m in report.moves)
+        memory.sweep(_at(n, 3))
     result.seconds["sweep"] += time.perf_counter() - started
 
     morning, afternoon = day.asks[: len(day.asks) // 2], day.asks[len(day.asks) // 2 :]
@@ -228,8 +227,12 @@ def _final_checks(
     profile = memory.profile()
     profile_text = render(profile)
     result.final_profile = profile_text
-    result.final_candidates = list(memory.candidates())
-    history = {m.rid for m in memory.moves(limit=10**7) if m.src == "hot" and m.dst == "warm"}
+    candidates = list(memory.candidates())
+    shown = memory.store.get([str(c["id"]) for c in candidates])
+    result.final_candidates = [c | {"content": shown[c["id"]].content if c["id"] in shown else "?"} for c in candidates]
+    log = memory.moves(limit=10**7)
+    result.moves_by_rule.update(f"{m.src} -> {m.dst} {m.rule.split(':')[0]}" for m in log)
+    history = {m.rid for m in log if m.src == "hot" and m.dst == "warm"}
     expected = (set(by_content.values()) | history) - forgotten
     found = {}
     for chunk in _chunks(sorted(expected), 500):
@@ -436,7 +439,7 @@ def markdown(result: Result, command: str, image: str | None) -> str:
         "| --- | --- | --- | --- | --- | --- |",
     ]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in by_category(result)]
-    lines += ["", "## Moves over the year, by rule", "", "| move | count |", "| --- | --- |"]
+    lines += ["", "## Every logged move of the year, by rule", "", "| move | count |", "| --- | --- |"]
     lines += [f"| {rule} | {count} |" for rule, count in sorted(result.moves_by_rule.items())]
     lines += [
         "",
@@ -460,7 +463,7 @@ def markdown(result: Result, command: str, image: str | None) -> str:
     if result.final_candidates:
         lines += ["", "Candidates for the profile at the end:", ""]
         lines += [
-            f"- {c['id']} ({c['reason']}{', key ' + str(c['key']) if c.get('key') else ''})"
+            f"- {c['id']} ({c['reason']}{', key ' + str(c['key']) if c.get('key') else ''}): {str(c['content'])[:100]}"
             for c in result.final_candidates
         ]
     return "\n".join(lines) + "\n"
