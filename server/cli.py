@@ -24,7 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     stats = commands.add_parser("stats", help="counts per tier, profile tokens, data folder, model")
     stats.add_argument("--json", action="store_true")
     history = commands.add_parser("log", help="the tier moves, newest first")
-    history.add_argument("--id", help="only the moves of this memory id or profile key")
+    history.add_argument("--id", help="only the moves of this memory id (and the profile entries it stated) or key")
     history.add_argument("--limit", type=int, default=50)
     commands.add_parser("reembed", help="re-embed every memory with MEMTIERS_EMBED_MODEL")
     args = parser.parse_args(argv)
@@ -67,8 +67,13 @@ def _offline(args: argparse.Namespace, settings: Settings) -> int:
             for planned in report.moves:
                 label = planned.key or planned.rid
                 print(f"  {label} {planned.src.value} -> {planned.dst.value} ({planned.rule}, heat {planned.heat:.3f})")
-            for rid, value in report.hot_candidates[:20]:
-                print(f"  candidate for hot: {rid} (heat {value:.2f})")
+            if report.dry_run:
+                for rid, value in report.hot_candidates[:20]:
+                    print(f"  would propose for the profile: {rid} (heat {value:.2f})")
+            for c in memory.candidates() if not report.dry_run else ():
+                why = f"heat {c['heat']:.2f}" if c.get("heat") is not None else c["reason"]
+                key = f" as {c['key']}" if c.get("key") else ""
+                print(f"  candidate for the profile: {c['id']}{key} ({why}); `promote` it to carry it every turn")
         elif args.command == "stats":
             data = memory.stats() | {"namespace": settings.namespace}
             if args.json:
@@ -77,10 +82,14 @@ def _offline(args: argparse.Namespace, settings: Settings) -> int:
                 for key, value in data.items():
                     print(f"{key}: {value}")
         elif args.command == "log":
-            for m in memory.moves(args.id, args.limit):
-                heat = "" if m.heat is None else f", heat {m.heat:.3f}"
+            moves = memory.moves(args.id, args.limit)
+            if not moves:
+                print("no moves" + (f" of {args.id}" if args.id else ""))
+            for m in moves:
+                heat_then = "" if m.heat is None else f", heat {m.heat:.3f}"
                 key = f" [{m.key}]" if m.key and m.key != m.rid else ""
-                print(f"{iso(m.at)} {m.rid}{key} {m.src} -> {m.dst} ({m.rule}{heat})")
+                shown = f": {m.note}" if m.note else ""
+                print(f"{iso(m.at)} {m.rid}{key} {m.src} -> {m.dst} ({m.rule}{heat_then}){shown}")
     finally:
         memory.close()
     return 0

@@ -1,7 +1,9 @@
 """Write-time classification: does a memory state a durable fact about the user?
 
-Rules only (no model call): first-person statements of identity, preference, hard constraint,
-relationship or health. The agent's own `kind` or `key` hint always wins over these rules.
+Rules only (no model call): statements of identity, preference, hard constraint, relationship or
+health, said in the first person ("I'm allergic to …") or, as agents often write them, about the
+user in the third person ("The user prefers …"), plus imperative standing rules ("Never …").
+The agent's own `kind` or `key` hint always wins over these rules.
 """
 
 from __future__ import annotations
@@ -11,14 +13,21 @@ from dataclasses import dataclass
 
 from tiers.records import DURABLE_KINDS, Kind
 
-_I = r"\b(?:i|i'm|i am|i've|my|me|we|our)\b"
+_I = r"\b(?:i|i'm|i am|i've|i'd|my|me|we|our)\b"
+_PROFESSIONS = (
+    r"engineer|developer|programmer|designer|architect|manager|teacher|professor|lecturer|doctor|physician|"
+    r"nurse|surgeon|dentist|pharmacist|student|lawyer|attorney|accountant|scientist|researcher|analyst|"
+    r"writer|journalist|editor|artist|musician|photographer|consultant|founder|freelancer|contractor|"
+    r"entrepreneur|chef|farmer|pilot|therapist|translator|librarian|mechanic|electrician|parent|"
+    r"mother|father|mom|dad|veteran|retiree"
+)
 _RULES: list[tuple[Kind, re.Pattern[str]]] = [
     (
         Kind.HEALTH,
         re.compile(
             r"\b(allerg\w*|anaphyla\w*|intoleran\w*|diabet\w*|asthma\w*|epilep\w*|celiac|coeliac|"
             r"medication|prescri\w*|diagnos\w*|disorder|pregnan\w*|blood type|insulin|epipen|"
-            r"can(?:no|')t (?:eat|drink|have))\b",
+            r"can(?:no|')t (?:eat|drink|have|take))\b",
             re.I,
         ),
     ),
@@ -27,38 +36,69 @@ _RULES: list[tuple[Kind, re.Pattern[str]]] = [
         re.compile(
             r"\b(?:never|always|must(?: not)?|do not|don't|under no circumstances|make sure to|"
             r"not allowed|forbidden|required to)\b.{0,80}\b(?:use|run|push|deploy|commit|call|send|"
-            r"share|eat|drink|book|schedule|contact|email|touch|delete|include|mention)\b",
+            r"share|eat|drink|book|schedule|contact|email|touch|delete|include|mention|merge|give|"
+            r"disturb|fly|drive|cc|suggest|invite)(?:s|es)?\b",
             re.I,
         ),
     ),
     (
         Kind.IDENTITY,
         re.compile(
-            r"\b(?:my name is|call me|i(?: am|'m) (?:a|an) \w+|i work (?:at|for|as)|i live in|"
-            r"i(?: am|'m) from|my pronouns|my (?:job|role|title) is|i was born)\b",
+            r"\b(?:my name is|call me (?-i:[A-Z])|i work (?:at|for|as)|i live in|i moved to|i(?: am|'m) from|"
+            r"my pronouns|my (?:job|role|title) is|i was born|my birthday|i(?: am|'m) (?:a|an) (?:[a-z-]+ ){0,2}"
+            rf"(?:{_PROFESSIONS})s?)\b",
             re.I,
         ),
     ),
     (
         Kind.RELATIONSHIP,
         re.compile(
-            r"\bmy (?:wife|husband|partner|spouse|boyfriend|girlfriend|son|daughter|kids?|children|"
-            r"mom|mother|dad|father|brother|sister|boss|manager|friend|dog|cat)\b",
+            r"\bmy (?:wife|husband|partner|spouse|boyfriend|girlfriend|fianc[ée]e?|son|daughter|kids?|children|"
+            r"mom|mother|dad|father|brother|sister|boss|manager|friend|dog|cat|grandma|grandpa|grandmother|"
+            r"grandfather|cousin|aunt|uncle|niece|nephew)\b",
             re.I,
         ),
     ),
     (
         Kind.PREFERENCE,
         re.compile(
-            r"\b(?:i (?:really )?(?:prefer|like|love|hate|dislike|enjoy|can't stand|want)|"
+            r"\b(?:i (?:really |much |strongly )?(?:prefer|like|love|hate|dislike|enjoy|can't stand|detest)"
+            r"(?! (?:this|that|it|these|those|the idea|the plan|your)\b)|"
             r"my favou?rite|i(?: am|'m) (?:a )?(?:vegan|vegetarian|pescatarian)|i(?: would|'d) rather|"
-            r"please (?:always|never|use|don't))\b",
+            r"please (?:always|never|use|don't)|i(?: am|'m) a (?:morning|night) person)\b",
             re.I,
         ),
     ),
 ]
-_NAME = re.compile(r"\b(?i:my name is) ([A-Z][\w'-]+(?: [A-Z][\w'-]+){0,3})")
+_NAME = re.compile(r"\b(?i:my name is|call me) ([A-Z][\w'-]+(?: [A-Z][\w'-]+){0,3})")
 _FIRST_PERSON = re.compile(_I, re.I)
+_STANDING_RULE = re.compile(
+    r"^\s*(?:never|always|do not|don't|please never|please always|under no circumstances)\b", re.I
+)
+# Agents often write memories about the user in the third person; the rules read them as first person.
+_THIRD_PERSON = [
+    (re.compile(r"\b(?:the )?user's\b", re.I), "my"),
+    (
+        re.compile(
+            r"\b(?:the )?user (is|was|has|prefers|likes|loves|hates|dislikes|enjoys|works|lives|moved|"
+            r"can't|cannot|can|must|never|always|would|'d)\b",
+            re.I,
+        ),
+        "I \\1",
+    ),
+]
+_BASE_FORM = {
+    "is": "am",
+    "has": "have",
+    "prefers": "prefer",
+    "likes": "like",
+    "loves": "love",
+    "hates": "hate",
+    "dislikes": "dislike",
+    "enjoys": "enjoy",
+    "works": "work",
+    "lives": "live",
+}
 
 
 @dataclass(frozen=True)
@@ -71,15 +111,22 @@ class Classified:
     value: str | None = None
 
 
+def first_person(content: str) -> str:
+    """`content` with third-person statements about the user ("The user prefers …") turned first person."""
+    text = _THIRD_PERSON[0][0].sub(_THIRD_PERSON[0][1], content)
+    return _THIRD_PERSON[1][0].sub(lambda m: "I " + _BASE_FORM.get(m.group(1).lower(), m.group(1)), text)
+
+
 def classify(content: str, hint: Kind | None = None) -> Classified:
     """Classify `content`; a hint from the agent is trusted as given."""
     if hint is not None:
         return Classified(hint, hint in DURABLE_KINDS)
-    if not _FIRST_PERSON.search(content) and not content.lower().startswith(("user ", "the user")):
+    text = first_person(content)
+    if not _FIRST_PERSON.search(text) and not _STANDING_RULE.search(text):
         return Classified(Kind.NOTE, False)
     for kind, pattern in _RULES:
-        if pattern.search(content):
-            name = _NAME.search(content) if kind is Kind.IDENTITY else None
+        if pattern.search(text):
+            name = _NAME.search(text) if kind is Kind.IDENTITY else None
             if name:
                 return Classified(kind, True, key="name", value=name.group(1))
             return Classified(kind, True)

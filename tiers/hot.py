@@ -97,16 +97,20 @@ class HotProfile:
             yield after
             if after == before:
                 return
-            used = self.tokens(after)
-            if used > self.cap_tokens and used > self.tokens(before):
-                raise ProfileCapExceeded(
-                    f"the hot profile would use {used} tokens, over its cap of {self.cap_tokens}; "
-                    "unset or demote entries first (candidates: "
-                    + (", ".join(demotion_candidates(before)) or "none: every entry is pinned")
-                    + ")",
-                    demotion_candidates(before),
-                )
+            self.check_cap(before, after)
             self._write(after)
+
+    def check_cap(self, before: dict[str, Entry], after: dict[str, Entry]) -> None:
+        """Raise if `after` passes the cap and grows the profile (a profile already over a lowered cap may shrink)."""
+        used = self.tokens(after)
+        if used > self.cap_tokens and used > self.tokens(before):
+            raise ProfileCapExceeded(
+                f"the hot profile would use {used} tokens, over its cap of {self.cap_tokens}; "
+                "unset or demote entries first (candidates: "
+                + (", ".join(demotion_candidates(before)) or "none: every entry is pinned")
+                + ")",
+                demotion_candidates(before),
+            )
 
     def _read(self) -> dict[str, Entry]:
         try:

@@ -28,6 +28,12 @@ _SCHEMA = [
     CREATE INDEX IF NOT EXISTS moves_rid ON moves(rid);
     CREATE TABLE IF NOT EXISTS state (k TEXT PRIMARY KEY, v TEXT NOT NULL);
     """,
+    # migration 2: which records stated which value of which profile key (sources and history)
+    """
+    CREATE TABLE IF NOT EXISTS provenance (
+        key TEXT NOT NULL, rid TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (key, rid));
+    CREATE INDEX IF NOT EXISTS provenance_rid ON provenance(rid);
+    """,
 ]
 
 
@@ -134,8 +140,10 @@ class Ledger:
         return {rid: Usage(uses, repeats, _dt(last)) for rid, uses, repeats, last in rows}
 
     def forget(self, rid: str) -> None:
+        """Drop a forgotten record's counters and provenance; its moves stay in the log."""
         with self._tx() as db:
             db.execute("DELETE FROM uses WHERE rid = ?", (rid,))
+            db.execute("DELETE FROM provenance WHERE rid = ?", (rid,))
 
     def log(self, moves: Iterable[Move]) -> None:
         rows = [(_ts(m.at), m.rid, m.key, m.src, m.dst, m.rule, m.heat, m.note) for m in moves]
@@ -147,12 +155,12 @@ class Ledger:
                 )
 
     def moves(self, rid: str | None = None, limit: int = 100) -> list[Move]:
-        """The newest moves first, of one record or of all."""
+        """The newest moves first, of all, or of one record (and the profile entries it stated) or profile key."""
         query = "SELECT seq, at, rid, key, src, dst, rule, heat, note FROM moves"
         args: tuple[object, ...] = ()
         if rid is not None:
-            query += " WHERE rid = ? OR key = ?"
-            args = (rid, rid)
+            query += " WHERE rid = ? OR key = ? OR rid IN (SELECT 'hot:' || key FROM provenance WHERE rid = ?)"
+            args = (rid, rid, rid)
         query += " ORDER BY seq DESC LIMIT ?"
         with self._lock:
             rows = self._db.execute(query, (*args, limit)).fetchall()
@@ -160,6 +168,23 @@ class Ledger:
             Move(at=_dt(at), rid=r, key=k, src=s, dst=d, rule=rule, heat=h, note=n, seq=seq)
             for seq, at, r, k, s, d, rule, h, n in rows
         ]
+
+    def link(self, key: str, rows: Iterable[tuple[str, str]]) -> None:
+        """Record that each (record id, value) stated `key`'s value; a record states one value per key."""
+        values = [(key, rid, value) for rid, value in rows]
+        if values:
+            with self._tx() as db:
+                db.executemany(
+                    "INSERT INTO provenance(key, rid, value) VALUES (?, ?, ?) "
+                    "ON CONFLICT(key, rid) DO UPDATE SET value = excluded.value",
+                    values,
+                )
+
+    def linked(self, key: str) -> dict[str, str]:
+        """The records that stated a value of `key`, with that value."""
+        with self._lock:
+            rows = self._db.execute("SELECT rid, value FROM provenance WHERE key = ?", (key,)).fetchall()
+        return dict(rows)
 
     def bump(self, name: str, by: int = 1) -> int:
         """Add `by` to a named counter and return its new value."""

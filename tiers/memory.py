@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -18,10 +18,10 @@ import numpy as np
 from tiers import recall as ranking
 from tiers.classify import classify
 from tiers.embedder import Embedder
-from tiers.errors import InvalidInput, NotFound
-from tiers.heat import HeatRules
+from tiers.errors import InvalidInput, NotFound, ProfileCapExceeded
+from tiers.heat import HeatRules, heat
 from tiers.hot import Entry, HotProfile, check_key, with_value
-from tiers.ledger import Ledger, Move
+from tiers.ledger import Ledger, Move, Usage
 from tiers.locking import file_lock
 from tiers.records import MAX_BATCH, Kind, MemoryIn, Record, Tier, content_hash
 from tiers.rules import Plan, Planned, hot_rid, plan_sweep, record_heat
@@ -40,6 +40,7 @@ class MemorySettings:
     rules: HeatRules = field(default_factory=HeatRules)
     compact_every: int = 100
     candidates_per_search: int = 50
+    heat_candidates: int = 20
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class Promoted:
     tier: Tier
     outcome: str  # promoted | already_hot | already_warm
     key: str | None = None
+    src: Tier | None = None
 
 
 @dataclass(frozen=True)
@@ -87,11 +89,30 @@ class ProfileChange:
     candidates: tuple[dict[str, Any], ...] = ()
 
 
+@dataclass(frozen=True)
+class _Origin:
+    """Where a row written by the memory itself comes from (a demoted profile value), for the move log."""
+
+    src: str
+    rule: str
+    key: str
+    heat: float | None
+    protected: bool
+
+
 class Memory:
     """Hot profile + LanceDB tiers + ledger of one namespace in one folder."""
 
-    def __init__(self, folder: Path, embedder: Embedder, settings: MemorySettings | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        embedder: Embedder,
+        settings: MemorySettings | None = None,
+        new_id: Callable[[], str] = lambda: secrets.token_hex(6),
+    ) -> None:
+        """`new_id` makes record ids, injectable like the clock so that a simulation is reproducible."""
         self.folder = folder
+        self._new_id = new_id
         self.embedder = embedder
         self.settings = settings or MemorySettings()
         folder.mkdir(parents=True, exist_ok=True)
@@ -115,7 +136,12 @@ class Memory:
     # remember
 
     def remember(self, items: Sequence[MemoryIn], now: datetime) -> list[Stored]:
-        """Store memories; a repeat of a stored memory refreshes it instead of adding a row."""
+        """Store memories; a repeat of a stored memory refreshes it instead of adding a row.
+
+        Each memory is classified as it is stored; a durable one is protected from going cold, and one
+        with a profile key (the agent's, or a plain name) also goes into the hot profile, or, when the
+        profile is full, becomes a visible candidate for it.
+        """
         if not items:
             raise InvalidInput("give at least one memory to remember")
         if len(items) > MAX_BATCH:
@@ -123,47 +149,72 @@ class Memory:
         prepared = [self._prepare(item, now) for item in items]
         if any(item.key or row["_key"] for item, row in zip(items, prepared, strict=True)):
             self.hot.entries()  # a corrupt profile fails the call here, before any row is stored
-        vectors = self.embedder.embed([item.content for item in items])
+        results = self._write(prepared, now)
+        return self._apply_profile_hints(items, prepared, results, now)
+
+    def _write(
+        self, prepared: list[dict[str, Any]], now: datetime, origins: Sequence[_Origin] | None = None
+    ) -> list[Stored]:
+        """Embed and add new rows in one batch; a repeated memory is touched (and re-warmed) instead."""
+        vectors = self.embedder.embed([row["content"] for row in prepared])
         results: list[Stored] = []
+        moves: list[Move] = []
+        repeats: list[str] = []
+        rewarm: list[str] = []
+        protect: list[str] = []
         with file_lock(self._lock_path):
             store = self.store
             existing = store.find_hashes([p["hash"] for p in prepared])
             fresh: list[dict[str, Any]] = []
             seen: dict[str, str] = {}
-            moves: list[Move] = []
-            repeats: list[str] = []
-            rewarm: list[str] = []
-            for row, vector in zip(prepared, vectors, strict=True):
+            for index, (row, vector) in enumerate(zip(prepared, vectors, strict=True)):
+                origin = origins[index] if origins else None
                 if row["hash"] in existing or row["hash"] in seen:
                     rid, tier = existing.get(row["hash"], (seen.get(row["hash"], ""), Tier.WARM))
-                    repeats.append(rid)
+                    if origin is not None:  # a demoted profile value already stored: that record holds it again
+                        moves.append(Move(now, rid, origin.src, "warm", origin.rule, origin.heat, origin.key))
+                        if origin.protected:
+                            protect.append(rid)
+                    else:
+                        repeats.append(rid)
                     if tier is Tier.COLD and rid not in rewarm:
                         rewarm.append(rid)
-                        moves.append(Move(now, rid, "cold", "warm", "repeated"))
-                        tier = Tier.WARM
-                    results.append(Stored(rid, tier, Kind(row["kind"]), row["protected"], duplicate_of=rid))
+                    results.append(Stored(rid, Tier.WARM, Kind(row["kind"]), row["protected"], duplicate_of=rid))
                     continue
                 row["vector"] = vector.tolist()
                 seen[row["hash"]] = row["id"]
                 fresh.append(row)
-                moves.append(Move(now, row["id"], "new", "warm", f"remember:{row['kind']}"))
+                if origin is not None:
+                    row["protected"] = origin.protected
+                    moves.append(Move(now, row["id"], origin.src, "warm", origin.rule, origin.heat, origin.key))
+                else:
+                    born = heat(0, 0, row["occurred_at"], now, self.settings.rules)
+                    moves.append(Move(now, row["id"], "new", "warm", f"remember:{row['kind']}", round(born, 4)))
                 results.append(Stored(row["id"], Tier.WARM, Kind(row["kind"]), row["protected"]))
-            store.add(fresh)
+            store.add([{k: v for k, v in row.items() if not k.startswith("_")} for row in fresh])
             store.set_tier(rewarm, Tier.WARM)
+            store.protect(protect)
             if fresh:
                 written = self.ledger.bump("rows_written", len(fresh))
                 store.after_write(written - len(fresh), written)
         self.ledger.touch(repeats, now, repeat=True)
+        said_again = [rid for rid in rewarm if rid in repeats]
+        usage = self.ledger.usage(said_again)
+        moves += [
+            Move(now, rid, "cold", "warm", "repeated", self._usage_heat(usage.get(rid), now)) for rid in said_again
+        ]
         self.ledger.log(moves)
-        return self._apply_profile_hints(items, prepared, results, now)
+        return results
 
     def _prepare(self, item: MemoryIn, now: datetime) -> dict[str, Any]:
         found = classify(item.content, item.kind)
         metadata = dict(item.metadata)
         if found.key and not item.key:
             metadata.setdefault("profile_key", found.key)
+        if item.key:
+            metadata.setdefault("profile_key", item.key)
         return {
-            "id": secrets.token_hex(6),
+            "id": self._new_id(),
             "hash": content_hash(item.content),
             "content": item.content,
             "tier": Tier.WARM.value,
@@ -191,11 +242,19 @@ class Memory:
                 out.append(stored)
                 continue
             value = item.content if item.key else row["_value"]
+            # The rules key only a name; the model reads it every turn without recalling it, so it is pinned.
+            pin = () if item.key else (key,)
             try:
-                self.set_profile({key: value}, now, sources={key: (stored.id,)}, rule="remember")
+                self._set_profile({key: value}, now, pin=pin, sources={key: (stored.id,)}, rule="remember")
+            except ProfileCapExceeded as exc:
+                # Never dropped in silence: the fact stays warm and protected, and `profile` lists it.
+                self.ledger.link(key, [(stored.id, value)])
+                self._add_candidate(stored.id, key, "profile full", value=value)
+                note = f"kept warm and protected; a candidate for the profile as {key!r}, which is full: {exc}"
+                out.append(_with(stored, note=note))
+                continue
             except InvalidInput as exc:
-                self._add_candidate(stored.id, key, str(exc).split(";")[0])
-                out.append(_with(stored, note=f"kept warm and protected; the profile is full: {exc}"))
+                out.append(_with(stored, note=f"kept warm and protected, not put in the profile: {exc}"))
                 continue
             out.append(_with(stored, tier=Tier.HOT, profile_key=key))
         return out
@@ -213,32 +272,79 @@ class Memory:
         rule: str = "profile",
     ) -> ProfileChange:
         """Change the profile; a replaced or removed value goes down to warm as a record, never lost."""
-        old: list[tuple[str, Entry, str]] = []
+        return self._set_profile(values, now, unset, pin, unpin, sources, rule)
+
+    def _set_profile(
+        self,
+        values: dict[str, str],
+        now: datetime,
+        unset: Sequence[str] = (),
+        pin: Sequence[str] = (),
+        unpin: Sequence[str] = (),
+        sources: dict[str, tuple[str, ...]] | None = None,
+        rule: str = "profile",
+        src: Tier = Tier.WARM,
+        heat_then: float | None = None,
+    ) -> ProfileChange:
+        sources = sources or {}
+        moves: list[Move] = []
+        changed: list[str] = []
         with self.hot.editing() as entries:
+            before = dict(entries)
             for key in [*unset, *pin, *unpin]:
                 if key not in entries and key not in values:
                     raise NotFound(f"no profile entry {key!r}; entries are: {', '.join(sorted(entries)) or 'none'}")
+            old: list[tuple[str, Entry, str]] = []
             for key, value in values.items():
                 check_key(key)
-                before = entries.get(key)
-                entries[key] = with_value(before, value, now, (sources or {}).get(key, ()))
-                if before is not None and before.value != value:
-                    old.append((key, before, "superseded"))
+                prior = entries.get(key)
+                given = sources.get(key, ())
+                entries[key] = with_value(prior, value, now, given)
+                if prior is not None and prior.value != value:
+                    old.append((key, prior, "superseded"))
+                if prior is None or prior.value != value:
+                    changed.append(key)
+                if prior is None or prior.value != value or not set(given) <= set(prior.sources):
+                    who = given[0] if given else hot_rid(key)
+                    moves.append(
+                        Move(now, who, src.value if given else "new", "hot", rule, heat_then, key, value[:200])
+                    )
             for key in unset:
                 old.append((key, entries.pop(key), "unset"))
             for key in pin:
                 entries[key] = _entry_with(entries[key], pinned=True)
             for key in unpin:
                 entries[key] = _entry_with(entries[key], pinned=False)
+            self.hot.check_cap(before, entries)
+            # The old values are written to warm before the new profile is: a crash in between loses nothing.
+            demoted = self._demote_entries(old, now)
             after = dict(entries)
-        demoted = self._demote_entries(old, now)
-        moves = [Move(now, hot_rid(k), "profile", "hot", rule, key=k, note=after[k].value[:200]) for k in values]
+        for key, value in values.items():
+            self._mark_superseded(key, value, sources.get(key, ()), now, key in changed)
         self.ledger.log(moves)
         self.ledger.touch([hot_rid(k) for k in values], now)
         return ProfileChange(after, self.hot.tokens(after), self.hot.cap_tokens, demoted, self.candidates())
 
-    def _demote_entries(self, old: list[tuple[str, Entry, str]], now: datetime) -> tuple[str, ...]:
-        """Write replaced or removed profile values down to warm, with their provenance."""
+    def _mark_superseded(self, key: str, value: str, given: Sequence[str], now: datetime, changed: bool) -> None:
+        """Records that stated another value of `key` are superseded by this one; those stating it are current."""
+        linked = self.ledger.linked(key)
+        self.ledger.link(key, [(rid, value) for rid in given])
+        if not changed:
+            return
+        records = self.store.get(list(dict.fromkeys([*linked, *given])))
+        stale = [r for r, v in linked.items() if r in records and r not in given and v != value]
+        stale = [r for r in stale if not records[r].superseded_by]
+        now_current = [r for r in records if r in given or linked.get(r) == value]
+        current = [r for r in now_current if records[r].superseded_by]
+        if stale or current:
+            with file_lock(self._lock_path):
+                self.store.supersede(stale, given[0] if given else f"profile:{key}", now)
+                self.store.supersede(current, None, None)
+
+    def _demote_entries(
+        self, old: list[tuple[str, Entry, str]], now: datetime, heats: dict[str, float] | None = None
+    ) -> tuple[str, ...]:
+        """Write replaced, removed or idle profile values down to warm, with their sources and when they were set."""
         if not old:
             return ()
         items = [
@@ -254,21 +360,22 @@ class Memory:
             )
             for key, entry, _ in old
         ]
-        stored = self.remember(items, now)
-        with file_lock(self._lock_path):
-            for (key, _, why), result in zip(old, stored, strict=True):
-                if why == "superseded":
-                    self.store.supersede(result.id, f"profile:{key}", now)
-        self.ledger.log(
-            Move(now, r.id, "hot", "warm", why, key=key) for (key, _, why), r in zip(old, stored, strict=True)
-        )
+        origins = [
+            # A value demoted for being idle is still the user's current one: it stays protected from going cold.
+            _Origin("hot", why, key, (heats or {}).get(key), protected=why == "hot_idle")
+            for key, _, why in old
+        ]
+        stored = self._write([self._prepare(item, now) for item in items], now, origins)
+        for (key, entry, _), result in zip(old, stored, strict=True):
+            self.ledger.link(key, [(result.id, entry.value)])
         return tuple(r.id for r in stored)
 
     def profile(self) -> dict[str, Entry]:
         return self.hot.entries()
 
     def candidates(self) -> tuple[dict[str, Any], ...]:
-        """Records proposed for the profile, less those already in it or forgotten since."""
+        """Records proposed for the profile (facts that did not fit under the cap, hot records by heat),
+        less those already in it or forgotten since."""
         raw = self.ledger.get_state("hot_candidates")
         if not raw:
             return ()
@@ -277,12 +384,33 @@ class Memory:
         alive = self.store.get([c["id"] for c in listed])
         return tuple(c for c in listed if c["id"] in alive)
 
-    def _add_candidate(self, rid: str, key: str | None, reason: str, heat: float | None = None) -> None:
+    def _add_candidate(
+        self, rid: str, key: str | None, reason: str, heat: float | None = None, value: str | None = None
+    ) -> None:
         current = [c for c in self.candidates() if c["id"] != rid]
-        current.append({"id": rid, "key": key, "reason": reason, "heat": heat})
-        self.ledger.set_state("hot_candidates", json.dumps(current[-50:]))
+        current.append({"id": rid, "key": key, "reason": reason, "heat": heat, "value": value})
+        self.ledger.set_state("hot_candidates", json.dumps(current))
 
-    # recall
+    def _drop_candidates(self, rids: Sequence[str]) -> None:
+        current = self.candidates()
+        kept = [c for c in current if c["id"] not in rids]
+        if len(kept) != len(current):
+            self.ledger.set_state("hot_candidates", json.dumps(kept))
+
+    def _refresh_candidates(self, plan: Plan) -> None:
+        """Keep the candidates that are still true; heat candidates are replaced by this sweep's."""
+        sourced = {rid for entry in self.hot.entries().values() for rid in entry.sources}
+        kept = [c for c in self.candidates() if c["reason"] != "heat"]
+        fresh = plan.hot_candidates[: self.settings.heat_candidates]
+        records = self.store.get([c["id"] for c in kept] + [rid for rid, _ in fresh])
+        alive = {rid for rid, r in records.items() if not r.superseded_by and rid not in sourced}
+        out = [c for c in kept if c["id"] in alive]
+        for rid, value in fresh:
+            if rid in alive and all(c["id"] != rid for c in out):
+                key = records[rid].metadata.get("profile_key")
+                out.append({"id": rid, "key": key, "reason": "heat", "heat": round(value, 2), "value": None})
+        if out != list(self.candidates()):
+            self.ledger.set_state("hot_candidates", json.dumps(out))
 
     def recall(
         self,
@@ -345,44 +473,55 @@ class Memory:
     # moves
 
     def promote(self, rid: str, now: datetime, to: Tier = Tier.HOT, key: str | None = None) -> Promoted:
-        """Move a record up: cold to warm, or into the profile as an entry sourced by it."""
+        """Move a record up: cold to warm, or into the profile as an entry sourced by it.
+
+        This is also how any move is undone: a record gone cold comes back with `to=warm`, and a profile
+        value that went down to warm (its history record keeps the key) comes back with `to=hot`.
+        """
         record = self.get(rid)
         to = Tier(to)
         if to is Tier.COLD:
             raise InvalidInput("promote moves records up (to warm or hot); records go cold by the timer")
+        heat_then = round(self.heat_of(rid, now), 4)
         if to is Tier.WARM:
             if record.tier is Tier.WARM:
-                return Promoted(rid, Tier.WARM, "already_warm")
+                return Promoted(rid, Tier.WARM, "already_warm", src=Tier.WARM)
             with file_lock(self._lock_path):
                 self.store.set_tier([rid], Tier.WARM)
-            self.ledger.log([Move(now, rid, record.tier.value, "warm", "promote")])
+            self.ledger.log([Move(now, rid, record.tier.value, "warm", "promote", heat_then)])
             self.ledger.touch([rid], now)
-            return Promoted(rid, Tier.WARM, "promoted")
+            return Promoted(rid, Tier.WARM, "promoted", src=record.tier)
         key = key or record.metadata.get("profile_key")
         if not key:
             raise InvalidInput("promoting to hot needs a profile key, e.g. key='diet.allergy'")
         value = record.content
+        given: tuple[str, ...] = (rid,)
         if record.kind is Kind.HISTORY and value.startswith(f"{key}: "):
             value = value[len(key) + 2 :]
+            earlier = [s for s in str(record.metadata.get("sources", "")).split() if s != rid]
+            still_stored = self.store.get(earlier)
+            given += tuple(s for s in earlier if s in still_stored)
         current = self.hot.entries().get(key)
         if current is not None and current.value == value and rid in current.sources:
-            return Promoted(rid, Tier.HOT, "already_hot", key)
-        self.set_profile({key: value}, now, sources={key: (rid,)}, rule=f"promote:{rid}")
+            return Promoted(rid, Tier.HOT, "already_hot", key, src=Tier.HOT)
+        self._set_profile({key: value}, now, sources={key: given}, rule="promote", src=record.tier, heat_then=heat_then)
         if record.tier is Tier.COLD:
             with file_lock(self._lock_path):
                 self.store.set_tier([rid], Tier.WARM)
-        self.ledger.log([Move(now, rid, record.tier.value, "hot", "promote", key=key)])
         self.ledger.touch([rid], now)
-        return Promoted(rid, Tier.HOT, "promoted", key)
+        self._drop_candidates([rid])
+        return Promoted(rid, Tier.HOT, "promoted", key, src=record.tier)
 
     def forget(self, rid: str, now: datetime) -> Forgotten:
         """Delete a record from every tier and from search; profile entries it alone sourced are named."""
         record = self.get(rid)
         self.hot.entries()  # a corrupt profile fails the call here, before the row is deleted
+        heat_then = round(self.heat_of(rid, now), 4)
         with file_lock(self._lock_path):
             self.store.delete(rid)
         self.ledger.forget(rid)
-        self.ledger.log([Move(now, rid, record.tier.value, "gone", "forget")])
+        self.ledger.log([Move(now, rid, record.tier.value, "gone", "forget", heat_then)])
+        self._drop_candidates([rid])
         orphaned: list[str] = []
         with self.hot.editing() as entries:
             for key, entry in list(entries.items()):
@@ -394,6 +533,7 @@ class Memory:
         return Forgotten(rid, record.tier, tuple(orphaned))
 
     def plan(self, now: datetime) -> Plan:
+        """What a sweep as of `now` would do, changing nothing."""
         rows = self.store.lifecycle_rows([Tier.WARM, Tier.COLD])
         return plan_sweep(rows, self.ledger.usage(), self.hot.entries(), now, self.settings.rules)
 
@@ -406,27 +546,36 @@ class Memory:
 
     def _apply(self, plan: Plan, now: datetime) -> None:
         record_moves = [m for m in plan.moves if m.src is not Tier.HOT]
-        with file_lock(self._lock_path):
-            for dst in (Tier.COLD, Tier.WARM):
-                self.store.set_tier([m.rid for m in record_moves if m.dst is dst], dst)
-            if record_moves:
+        if record_moves:
+            with file_lock(self._lock_path):
+                for dst in (Tier.COLD, Tier.WARM):
+                    self.store.set_tier([m.rid for m in record_moves if m.dst is dst], dst)
                 self.store.compact()
-        self.ledger.log(Move(now, m.rid, m.src.value, m.dst.value, m.rule, heat=m.heat) for m in record_moves)
-        idle = [m.key for m in plan.moves if m.src is Tier.HOT and m.key]
+            self.ledger.log(
+                Move(now, m.rid, m.src.value, m.dst.value, m.rule, heat=round(m.heat, 4)) for m in record_moves
+            )
+        idle = {m.key: round(m.heat, 4) for m in plan.moves if m.src is Tier.HOT and m.key}
         if idle:
             with self.hot.editing() as entries:
-                old = [(key, entries.pop(key), "hot_idle") for key in idle if key in entries]
-            self._demote_entries(old, now)
-        for rid, value in plan.hot_candidates[:20]:
-            self._add_candidate(rid, None, "heat", round(value, 2))
+                old = [(key, entries[key], "hot_idle") for key in idle if key in entries]
+                self._demote_entries(old, now, idle)  # written to warm before the entries leave the profile
+                for key, _, _ in old:
+                    del entries[key]
+        self._refresh_candidates(plan)
 
     def moves(self, rid: str | None = None, limit: int = 100) -> list[Move]:
+        """The move log, newest first: all of it, or one record's (with the profile entries it stated) or one key's."""
         return self.ledger.moves(rid, limit)
 
     def heat_of(self, rid: str, now: datetime) -> float:
         record = self.get(rid)
         row = {"occurred_at": record.occurred_at}
         return record_heat(row, self.ledger.usage([rid]).get(rid), now, self.settings.rules)
+
+    def _usage_heat(self, usage: Usage | None, now: datetime) -> float | None:
+        if usage is None:
+            return None
+        return round(heat(usage.uses, usage.repeats, usage.last_touch, now, self.settings.rules), 4)
 
     def stats(self) -> dict[str, Any]:
         files, size = self.store.files()

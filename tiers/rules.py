@@ -44,6 +44,19 @@ def record_heat(row: Mapping[str, Any], usage: Usage | None, now: datetime, rule
     return heat(usage.uses if usage else 0, usage.repeats if usage else 0, last, now, rules)
 
 
+# Episodes and old profile values are kept and recalled, never proposed as profile entries.
+_EPISODIC = frozenset({Kind.HISTORY, Kind.EVENT, Kind.TASK})
+
+
+def _candidate_heat(row: Mapping[str, Any], usage: Usage | None, now: datetime, rules: HeatRules) -> float:
+    """Heat as a profile candidate: small talk said again and again stays warm, but only a durable
+    fact's repeats make it a candidate; for the rest, only uses (recalls that returned it) count."""
+    if usage is None or row["protected"]:
+        return record_heat(row, usage, now, rules)
+    last = max(as_utc(row["occurred_at"]), usage.last_touch)
+    return heat(usage.uses, 0, last, now, rules)
+
+
 def plan_sweep(
     rows: Sequence[Mapping[str, Any]],
     usage: Mapping[str, Usage],
@@ -51,7 +64,8 @@ def plan_sweep(
     now: datetime,
     rules: HeatRules,
 ) -> Plan:
-    """Decide every move as of `now`. Durable facts never go cold by heat; nothing is ever deleted."""
+    """Decide every move as of `now`. Durable facts never go cold by heat while they are current (a
+    superseded value may); nothing is ever deleted."""
     moves: list[Planned] = []
     candidates: list[tuple[str, float]] = []
     in_profile = {rid for entry in profile.values() for rid in entry.sources}
@@ -62,15 +76,12 @@ def plan_sweep(
         if tier is Tier.WARM:
             if expired:
                 moves.append(Planned(row["id"], tier, Tier.COLD, "forget_after", value))
-            elif value < rules.demote_below and not row["protected"]:
+            elif value < rules.demote_below and (not row["protected"] or row["superseded_by"]):
                 moves.append(Planned(row["id"], tier, Tier.COLD, "heat", value))
-            elif (
-                value >= rules.hot_candidate_at
-                and row["id"] not in in_profile
-                and not row["superseded_by"]
-                and row["kind"] != Kind.HISTORY
-            ):
-                candidates.append((row["id"], value))
+            elif row["id"] not in in_profile and not row["superseded_by"] and row["kind"] not in _EPISODIC:
+                proposed = _candidate_heat(row, usage.get(row["id"]), now, rules)
+                if proposed >= rules.hot_candidate_at:
+                    candidates.append((row["id"], proposed))
         elif tier is Tier.COLD and not expired and value >= rules.rewarm_at:
             moves.append(Planned(row["id"], tier, Tier.WARM, "heat", value))
     idle = timedelta(days=rules.hot_idle_days)

@@ -251,8 +251,16 @@ class Store:
         if ids:
             self._table.update(where=_in_ids(ids), values={"tier": tier.value})
 
-    def supersede(self, rid: str, by: str, at: datetime) -> None:
-        self._table.update(where=_in_ids([rid]), values={"superseded_by": by, "superseded_at": as_utc(at)})
+    def protect(self, ids: Sequence[str]) -> None:
+        """Mark records as durable (kept out of the cold tier by heat), in one write."""
+        if ids:
+            self._table.update(where=_in_ids(ids), values={"protected": True})
+
+    def supersede(self, ids: Sequence[str], by: str | None, at: datetime | None) -> None:
+        """Mark records as replaced by `by`, in one write; `by=None` clears the mark (their value is current again)."""
+        if ids:
+            when = as_utc(at) if by is not None and at is not None else None
+            self._table.update(where=_in_ids(ids), values={"superseded_by": by, "superseded_at": when})
 
     def delete(self, rid: str) -> None:
         """Delete a record for good: compaction then drops the older versions that still held it."""

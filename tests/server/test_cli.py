@@ -64,8 +64,8 @@ def test_sweep_moves_the_stale_record_and_log_shows_the_move_newest_first(
     assert moved.startswith("sweep as of 2026-03-01T00:00:00Z: moved 1")
     assert count_rows(Path(seeded["folder"]), "cold") == 1
     assert log[0].startswith(f"2026-03-01T00:00:00Z {seeded['note']} warm -> cold (heat, heat ")
-    assert f"2026-01-05T09:00:00Z {seeded['note']} new -> warm (remember:note)" in log
-    assert fact_log == [f"2026-01-05T09:00:00Z {seeded['fact']} new -> warm (remember:preference)"]
+    assert f"2026-01-05T09:00:00Z {seeded['note']} new -> warm (remember:note, heat 1.000)" in log
+    assert fact_log == [f"2026-01-05T09:00:00Z {seeded['fact']} new -> warm (remember:preference, heat 1.000)"]
 
 
 def test_stats_json_counts_each_tier_and_names_the_folder_and_model(

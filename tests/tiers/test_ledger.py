@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import T0
-from tiers.ledger import Ledger, Move, Usage
+from tiers.ledger import _SCHEMA, Ledger, Move, Usage
 
 
 @pytest.fixture
@@ -86,5 +86,5 @@ def test_reopening_a_ledger_keeps_its_data_and_schema_version(tmp_path: Path) ->
     finally:
         again.close()
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert db.execute("PRAGMA user_version").fetchone()[0] == len(_SCHEMA)
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"

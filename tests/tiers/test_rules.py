@@ -1,162 +1,90 @@
-"""The sweep as a pure function of (records, usage, profile, now): a year simulated day by day."""
+"""The sweep rules as pure functions of (rows, usage, profile, now, rules): no storage, no model."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from tests.helpers import T0
-from tiers.heat import HeatRules
+import pytest
+
+from tiers.heat import HeatRules, days_to_demotion, heat
 from tiers.hot import Entry
 from tiers.ledger import Usage
-from tiers.rules import Planned, hot_rid, plan_sweep
+from tiers.records import Tier
+from tiers.rules import hot_rid, plan_sweep
 
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
 RULES = HeatRules()
 
 
-def row(rid: str, *, kind: str = "note", protected: bool = False, tier: str = "warm", **extra: Any) -> dict[str, Any]:
-    return {
+def row(rid: str, tier: str = "warm", age_days: float = 0, **extra: Any) -> dict[str, Any]:
+    base = {
         "id": rid,
         "tier": tier,
-        "kind": kind,
-        "protected": protected,
-        "occurred_at": T0,
-        "created_at": T0,
+        "kind": "note",
+        "protected": False,
+        "occurred_at": T0 - timedelta(days=age_days),
+        "created_at": T0 - timedelta(days=age_days),
         "forget_after": None,
         "superseded_by": None,
-    } | extra
-
-
-class Year:
-    """Runs the sweep once a day, applying its moves the way Memory does, and keeps every move by day."""
-
-    def __init__(self, rows: list[dict[str, Any]], profile: Mapping[str, Entry]) -> None:
-        self.rows = {r["id"]: r for r in rows}
-        self.profile = dict(profile)
-        self.usage: dict[str, Usage] = {}
-        self.moves: list[tuple[int, Planned]] = []
-
-    def use(self, rid: str, at: datetime) -> None:
-        old = self.usage.get(rid)
-        self.usage[rid] = Usage((old.uses if old else 0) + 1, old.repeats if old else 0, at)
-
-    def day(self, number: int) -> None:
-        plan = plan_sweep(list(self.rows.values()), self.usage, self.profile, T0 + timedelta(days=number), RULES)
-        for move in plan.moves:
-            self.moves.append((number, move))
-            if move.key is not None:
-                del self.profile[move.key]
-            else:
-                self.rows[move.rid]["tier"] = move.dst.value
-
-    def of(self, rid: str) -> list[tuple[int, str, str, str]]:
-        return [(day, m.src.value, m.dst.value, m.rule) for day, m in self.moves if m.rid == rid]
-
-
-def test_a_year_of_daily_sweeps_moves_each_record_by_its_rule() -> None:
-    year = Year(
-        [
-            row("note"),
-            row("allergy", kind="health", protected=True),
-            row("keyed", protected=True),
-            row("expiring", forget_after=T0 + timedelta(days=30)),
-            row("expiring-durable", kind="health", protected=True, forget_after=T0 + timedelta(days=100)),
-        ],
-        profile={},
-    )
-    for number in range(366):
-        if number == 200:
-            year.use("note", T0 + timedelta(days=200))  # a recall returned the cold note
-        year.day(number)
-
-    assert year.of("allergy") == []
-    assert year.of("keyed") == []
-    assert year.of("expiring") == [(30, "warm", "cold", "forget_after")]
-    assert year.of("expiring-durable") == [(100, "warm", "cold", "forget_after")]
-    assert year.of("note") == [
-        (47, "warm", "cold", "heat"),
-        (200, "cold", "warm", "heat"),
-        (261, "warm", "cold", "heat"),  # one use buys 14 * log2(20) = 60.5 more days
-    ]
-
-
-def test_durable_records_never_go_cold_by_heat_however_long_they_sit() -> None:
-    rows = [row(f"durable-{kind}", kind=kind, protected=True) for kind in ("identity", "preference", "health")]
-
-    plan = plan_sweep(rows, {}, {}, T0 + timedelta(days=3_650), RULES)
-
-    assert plan.moves == ()
-
-
-def test_a_passed_forget_after_sends_even_a_well_used_record_cold() -> None:
-    rows = [row("busy", forget_after=T0 + timedelta(days=1))]
-    usage = {"busy": Usage(50, 3, T0 + timedelta(days=2))}
-
-    [move] = plan_sweep(rows, usage, {}, T0 + timedelta(days=2), RULES).moves
-
-    assert (move.rid, move.dst.value, move.rule) == ("busy", "cold", "forget_after")
-
-
-def test_a_cold_record_used_again_is_rewarmed_but_an_expired_one_stays_cold() -> None:
-    now = T0 + timedelta(days=300)
-    rows = [row("old", tier="cold"), row("expired", tier="cold", forget_after=T0 + timedelta(days=10))]
-    usage = {"old": Usage(1, 0, now), "expired": Usage(1, 0, now)}
-
-    plan = plan_sweep(rows, usage, {}, now, RULES)
-
-    assert [(m.rid, m.src.value, m.dst.value, m.rule) for m in plan.moves] == [("old", "cold", "warm", "heat")]
-
-
-def test_a_cold_record_not_used_stays_cold() -> None:
-    plan = plan_sweep([row("old", tier="cold")], {}, {}, T0 + timedelta(days=400), RULES)
-
-    assert plan.moves == ()
-
-
-def test_idle_unpinned_profile_entries_move_to_warm_and_pinned_ones_stay() -> None:
-    profile = {
-        "name": Entry("Ana", T0, pinned=True),
-        "project": Entry("memtiers", T0),
-        "editor": Entry("helix", T0),
     }
-    year = Year([], profile)
-    for number in range(366):
-        if number == 60:
-            year.use(hot_rid("editor"), T0 + timedelta(days=60))  # a recall matched it
-        year.day(number)
-
-    assert [(day, m.key, m.src.value, m.dst.value, m.rule) for day, m in year.moves] == [
-        (90, "project", "hot", "warm", "hot_idle"),
-        (150, "editor", "hot", "warm", "hot_idle"),
-    ]
-    assert list(year.profile) == ["name"]
+    return base | extra
 
 
-def test_a_changed_value_restarts_the_idle_clock_of_its_entry() -> None:
-    entry = replace(Entry("memtiers", T0), updated_at=T0 + timedelta(days=80))
+def moves(rows: list[dict[str, Any]], usage: dict[str, Usage] | None = None, profile: Any = None) -> list[Any]:
+    plan = plan_sweep(rows, usage or {}, profile or {}, T0, RULES)
+    return [(m.rid, m.dst, m.rule) for m in plan.moves]
 
-    plan = plan_sweep([], {}, {"project": entry}, T0 + timedelta(days=120), RULES)
 
+def test_a_record_never_used_goes_cold_after_about_46_days() -> None:
+    assert days_to_demotion(0, 0, RULES) == pytest.approx(46.5, abs=0.1)
+    assert moves([row("a", age_days=46)]) == []
+    assert moves([row("a", age_days=47)]) == [("a", Tier.COLD, "heat")]
+
+
+def test_a_protected_record_stays_warm_by_heat_until_it_is_superseded() -> None:
+    assert moves([row("a", age_days=400, protected=True)]) == []
+    assert moves([row("a", age_days=400, protected=True, superseded_by="b")]) == [("a", Tier.COLD, "heat")]
+
+
+def test_forget_after_wins_over_protection_and_heat() -> None:
+    expired = row("a", protected=True, forget_after=T0 - timedelta(seconds=1))
+    assert moves([expired]) == [("a", Tier.COLD, "forget_after")]
+
+
+def test_uses_keep_a_record_warm_and_bring_a_cold_one_back() -> None:
+    used = {"a": Usage(uses=3, repeats=0, last_touch=T0 - timedelta(days=30))}
+    assert moves([row("a", age_days=100)], used) == []
+    fresh = {"c": Usage(uses=1, repeats=0, last_touch=T0)}
+    assert moves([row("c", tier="cold", age_days=100)], fresh) == [("c", Tier.WARM, "heat")]
+
+
+def test_a_hot_record_is_a_candidate_never_a_move() -> None:
+    used = {"a": Usage(uses=4, repeats=0, last_touch=T0)}
+    plan = plan_sweep([row("a")], used, {}, T0, RULES)
+    assert plan.moves == () and plan.hot_candidates == (("a", 5.0),)
+    sourced = {"k": Entry("v", T0, sources=("a",))}
+    assert plan_sweep([row("a")], used, sourced, T0, RULES).hot_candidates == ()
+    assert plan_sweep([row("a", kind="history")], used, {}, T0, RULES).hot_candidates == ()
+
+
+def test_an_idle_unpinned_entry_goes_warm_and_a_pinned_or_used_one_stays() -> None:
+    old = T0 - timedelta(days=91)
+    profile = {"a": Entry("1", old), "b": Entry("2", old, pinned=True), "c": Entry("3", old)}
+    usage = {hot_rid("c"): Usage(uses=1, repeats=0, last_touch=T0 - timedelta(days=5))}
+    plan = plan_sweep([], usage, profile, T0, RULES)
+    assert [(m.key, m.rule) for m in plan.moves] == [("a", "hot_idle")]
+    assert plan.moves[0].heat == pytest.approx(heat(0, 0, old, T0, RULES))
+
+
+def test_small_talk_said_again_and_again_stays_warm_but_is_no_candidate() -> None:
+    said_often = {"a": Usage(uses=0, repeats=30, last_touch=T0), "b": Usage(uses=0, repeats=30, last_touch=T0)}
+    plan = plan_sweep([row("a"), row("b", protected=True)], said_often, {}, T0, RULES)
     assert plan.moves == ()
+    assert [rid for rid, _ in plan.hot_candidates] == ["b"]
 
 
-def test_hot_candidates_are_proposed_by_heat_but_never_moved() -> None:
-    now = T0 + timedelta(days=1)
-    rows = [
-        row("popular"),
-        row("in-profile"),
-        row("history", kind="history"),
-        row("superseded", superseded_by="profile:project"),
-        row("quiet"),
-    ]
-    busy = Usage(10, 0, now)
-    usage = {"popular": busy, "in-profile": busy, "history": busy, "superseded": busy, "quiet": Usage(1, 0, now)}
-    profile = {"project": Entry("memtiers", now, sources=("in-profile",))}
-
-    plan = plan_sweep(rows, usage, profile, now, RULES)
-
-    assert [rid for rid, _ in plan.hot_candidates] == ["popular"]
-    assert plan.hot_candidates[0][1] == 11.0
-    assert plan.moves == ()
+def test_meeting_notes_and_tasks_are_never_profile_candidates() -> None:
+    used = {"e": Usage(uses=50, repeats=0, last_touch=T0), "t": Usage(uses=50, repeats=0, last_touch=T0)}
+    plan = plan_sweep([row("e", kind="event"), row("t", kind="task")], used, {}, T0, RULES)
+    assert plan.hot_candidates == ()

@@ -132,7 +132,7 @@ def test_find_hashes_returns_the_id_and_tier_of_stored_content(store: Store, fil
 
 
 def test_supersede_and_delete_change_only_their_record(store: Store, filled: dict[str, dict[str, Any]]) -> None:
-    store.supersede(filled["cat"]["id"], "profile:pet", T0 + timedelta(days=1))
+    store.supersede([filled["cat"]["id"]], "profile:pet", T0 + timedelta(days=1))
     store.delete(filled["dog"]["id"])
 
     got = store.get([filled["cat"]["id"], filled["dog"]["id"], filled["car"]["id"]])

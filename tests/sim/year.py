@@ -1,0 +1,537 @@
+"""A simulated year of one user against the real memory (LanceDB in a temporary folder, the real model).
+
+    .venv/bin/python -m tests.sim.year --out docs/
+
+writes docs/simulation.md and docs/simulation.png. Deterministic: a fixed seed drives the script of
+the year and the record ids, and the clock is injected (every call takes `now`). The sweep timer
+runs once per simulated day at 03:00: the server runs it every 10 minutes, but every rule it
+applies is measured in days (a 14-day half-life, 90 idle days), so a daily pass makes the same
+moves, at most a day later.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+from tests.sim.world import CRITICAL, IDENTITY, PREFERENCES, Ask, Day, script
+from tiers import recall as ranking
+from tiers.embedder import Embedder, FastEmbedder
+from tiers.hot import render
+from tiers.memory import Memory, MemorySettings
+from tiers.records import MemoryIn, Tier, tokens_of
+from tiers.store import Filters
+
+START = datetime(2026, 1, 5, tzinfo=UTC)  # a Monday
+RECALL_LIMIT = 10  # the recall tool's default
+
+
+@dataclass
+class Turn:
+    day: int
+    category: str
+    memtiers_tokens: int  # hot profile (read every turn) + the recall's text
+    flat_tokens: int  # a flat store's answer with as many hits
+    memtiers_answered: bool | None
+    flat_answered: bool | None
+
+
+@dataclass
+class Result:
+    days: int
+    seed: int
+    cap_tokens: int
+    said: int = 0
+    stored: int = 0
+    turns: list[Turn] = field(default_factory=list)
+    daily: list[dict[str, float]] = field(default_factory=list)
+    moves_by_rule: Counter[str] = field(default_factory=Counter)
+    critical: list[dict[str, object]] = field(default_factory=list)
+    preferences: list[dict[str, object]] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)
+    log_mismatches: list[str] = field(default_factory=list)
+    forgotten: int = 0
+    protected_chitchat: list[str] = field(default_factory=list)
+    final_profile: str = ""
+    final_candidates: list[dict[str, object]] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=lambda: {"remember": 0.0, "recall": 0.0, "sweep": 0.0})
+
+    @property
+    def max_hot_tokens(self) -> int:
+        return int(max(d["hot_tokens"] for d in self.daily))
+
+    @property
+    def critical_found(self) -> float:
+        return _share([bool(c["found"]) for c in self.critical])
+
+    @property
+    def preferences_right(self) -> float:
+        return _share([bool(p["current_in_hot"]) for p in self.preferences])
+
+
+def _share(flags: Sequence[bool]) -> float:
+    return sum(flags) / len(flags) if flags else 1.0
+
+
+def _at(day: int, hour: float) -> datetime:
+    return START + timedelta(days=day, hours=hour)
+
+
+def run(
+    folder: Path,
+    embedder: Embedder,
+    days: int = 365,
+    seed: int = 20261130,
+    settings: MemorySettings | None = None,
+    asks_per_day: int = 4,
+    progress: Callable[[str], None] = lambda _: None,
+) -> Result:
+    """Play the scripted year against a fresh memory in `folder` and measure it."""
+    settings = settings or MemorySettings()
+    ids = random.Random(seed)
+    memory = Memory(folder, LastQueryCache(embedder), settings, new_id=lambda: f"{ids.getrandbits(48):012x}")
+    result = Result(days, seed, settings.cap_tokens)
+    year = script(days, seed, asks_per_day)
+    by_content: dict[str, str] = {}
+    categories: dict[str, str] = {}
+    forgotten: set[str] = set()
+    try:
+        for day in year:
+            _one_day(memory, day, result, by_content, categories, forgotten)
+            if day.number % 30 == 0:
+                d = result.daily[-1]
+                progress(f"day {day.number}: warm {d['warm']:.0f} cold {d['cold']:.0f} hot {d['hot_tokens']:.0f} tok")
+        _final_checks(memory, days, result, by_content, categories, forgotten)
+    finally:
+        memory.close()
+    return result
+
+
+def _one_day(
+    memory: Memory,
+    day: Day,
+    result: Result,
+    by_content: dict[str, str],
+    categories: dict[str, str],
+    forgotten: set[str],
+) -> None:
+    n = day.number
+    started = time.perf_counter()
+    if n > 0:  # the timer, in the quiet of the night
+        memory.sweep(_at(n, 3))
+    result.seconds["sweep"] += time.perf_counter() - started
+
+    morning, afternoon = day.asks[: len(day.asks) // 2], day.asks[len(day.asks) // 2 :]
+    for i, ask in enumerate(morning):
+        _turn(memory, ask, n, _at(n, 9 + i * 0.5), result)
+
+    started = time.perf_counter()
+    noon = _at(n, 12)
+    if day.profile_sets:
+        memory.set_profile(day.profile_sets, noon)
+    for content in day.forgets:
+        memory.forget(by_content[content], noon)
+        forgotten.add(by_content[content])
+    if day.said:
+        items = [
+            MemoryIn(content=s.content, kind=s.kind, key=s.key, forget_after=s.forget_after, tags=[s.category])
+            for s in day.said
+        ]
+        for said, stored in zip(day.said, memory.remember(items, noon), strict=True):
+            by_content[said.content] = stored.id
+            categories.setdefault(stored.id, said.category)
+        result.said += len(day.said)
+    result.seconds["remember"] += time.perf_counter() - started
+
+    for i, ask in enumerate(afternoon):
+        _turn(memory, ask, n, _at(n, 14 + i * 0.5), result)
+
+    profile = memory.profile()
+    result.daily.append(
+        {
+            "day": n,
+            "warm": memory.store.count(Tier.WARM),
+            "cold": memory.store.count(Tier.COLD),
+            "hot_entries": len(profile),
+            "hot_tokens": memory.hot.tokens(profile),
+            "candidates": len(memory.candidates()),
+        }
+    )
+
+
+def _turn(memory: Memory, ask: Ask, n: int, now: datetime, result: Result) -> None:
+    """One turn that recalls: what memtiers puts in it, against a flat store giving as many hits."""
+    started = time.perf_counter()
+    profile_text = render(memory.profile())
+    packed = memory.recall(ask.query, now, limit=RECALL_LIMIT)
+    flat = flat_recall(memory, ask.query, len(packed.hits) or RECALL_LIMIT)
+    result.seconds["recall"] += time.perf_counter() - started
+    context = f"{profile_text}\n{packed.text}".lower()
+    result.turns.append(
+        Turn(
+            day=n,
+            category=ask.category,
+            memtiers_tokens=tokens_of(profile_text) + packed.tokens,
+            flat_tokens=flat.tokens,
+            memtiers_answered=None if ask.needle is None else ask.needle.lower() in context,
+            flat_answered=None if ask.needle is None else ask.needle.lower() in flat.text.lower(),
+        )
+    )
+
+
+class LastQueryCache:
+    """The embedder, remembering its last single text: the flat baseline reuses the turn's query vector."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.name, self.dim = inner.name, inner.dim
+        self._last: tuple[str, np.ndarray] | None = None
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if len(texts) == 1 and self._last and self._last[0] == texts[0]:
+            return self._last[1]
+        vectors = self.inner.embed(texts)
+        if len(texts) == 1:
+            self._last = (texts[0], vectors)
+        return vectors
+
+
+def flat_recall(memory: Memory, query: str, hits: int) -> ranking.Packed:
+    """A flat store: every memory in one pool, no profile, the same hybrid search; counts no use."""
+    vector = memory.embedder.embed([query])[0]
+    filters = Filters(tiers=(Tier.WARM, Tier.COLD))
+    k = max(memory.settings.candidates_per_search, hits * 3)
+    ranked = ranking.fuse(memory.store.vector_search(vector, k, filters), memory.store.text_search(query, k, filters))
+    return ranking.pack(ranked, {}, hits, None)
+
+
+def _final_checks(
+    memory: Memory,
+    days: int,
+    result: Result,
+    by_content: dict[str, str],
+    categories: dict[str, str],
+    forgotten: set[str],
+) -> None:
+    end = _at(days, 12)
+    profile = memory.profile()
+    profile_text = render(profile)
+    result.final_profile = profile_text
+    candidates = list(memory.candidates())
+    shown = memory.store.get([str(c["id"]) for c in candidates])
+    result.final_candidates = [c | {"content": shown[c["id"]].content if c["id"] in shown else "?"} for c in candidates]
+    log = memory.moves(limit=10**7)
+    result.moves_by_rule.update(f"{m.src} -> {m.dst} {m.rule.split(':')[0]}" for m in log)
+    history = {m.rid for m in log if m.src == "hot" and m.dst == "warm"}
+    expected = (set(by_content.values()) | history) - forgotten
+    found = {}
+    for chunk in _chunks(sorted(expected), 500):
+        found.update(memory.store.get(chunk))
+    result.stored = memory.store.count()
+    result.forgotten = len(forgotten)
+    result.lost = sorted(expected - set(found))
+    if result.stored != len(found):
+        result.lost.append(f"{result.stored - len(found)} rows nobody asked for")
+    result.log_mismatches = _log_mismatches(memory, found)
+    result.protected_chitchat = sorted(
+        r.content for r in found.values() if categories.get(r.id) == "chitchat" and r.protected
+    )
+
+    for when, content, hint, situation, needle, lookup in CRITICAL:
+        if when >= days:
+            continue
+        record = found.get(by_content[content])
+        answers = [memory.recall(q, end, limit=RECALL_LIMIT).text for q in (lookup, situation)]
+        in_turn = [needle.lower() in f"{profile_text}\n{text}".lower() for text in answers]
+        result.critical.append(
+            {
+                "day": when,
+                "content": content,
+                "hint": hint.value if hint else "rules",
+                "tier": record.tier.value if record else "LOST",
+                "protected": bool(record and record.protected),
+                "lookup": lookup,
+                "found": in_turn[0],
+                "situation": situation,
+                "found_in_situation": in_turn[1],
+            }
+        )
+    for key, changes in PREFERENCES.items():
+        said = [(d, c) for d, c, _ in changes if d < days]
+        if said:
+            _check_preference(key, said, profile, result)
+    for key in {k for _, _, k, _, _ in IDENTITY if k}:
+        said = [(d, c) for d, c, k, _, _ in IDENTITY if k == key and d < days]
+        if said:
+            _check_preference(key, said, profile, result)
+
+
+def _check_preference(key: str, said: list[tuple[int, str]], profile: dict, result: Result) -> None:  # type: ignore[type-arg]
+    current = said[-1][1]
+    value = profile[key].value if key in profile else None
+    result.preferences.append(
+        {
+            "key": key,
+            "current": current,
+            "in_hot": value,
+            "current_in_hot": value == current,
+            "stale_in_hot": value is not None and value != current and value in {c for _, c in said},
+        }
+    )
+
+
+def _log_mismatches(memory: Memory, found: dict) -> list[str]:  # type: ignore[type-arg]
+    """Records whose tier is not where their last logged move put them (a source of the profile lives in warm)."""
+    last: dict[str, str] = {}
+    for move in reversed(memory.moves(limit=10**7)):
+        if not move.rid.startswith("hot:"):
+            last[move.rid] = "warm" if move.dst == "hot" else move.dst
+    return [rid for rid, record in found.items() if last.get(rid) != record.tier.value]
+
+
+def _chunks(items: list[str], size: int) -> list[list[str]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+# the report
+
+
+def summary(result: Result) -> dict[str, object]:
+    """The figures the issue asks for."""
+    answered = [t for t in result.turns if t.memtiers_answered is not None]
+    final = result.daily[-1]
+    return {
+        "memories said": result.said,
+        "records stored at the end (warm + cold)": result.stored,
+        "warm / cold at the end": f"{final['warm']:.0f} / {final['cold']:.0f}",
+        "hot profile tokens, max over the year / cap": f"{result.max_hot_tokens} / {result.cap_tokens}",
+        "hot profile tokens at the end": f"{final['hot_tokens']:.0f} ({final['hot_entries']:.0f} entries)",
+        "recall turns": len(result.turns),
+        "tokens per turn, memtiers (profile + recall), mean / median": _mean_median(
+            [t.memtiers_tokens for t in result.turns]
+        ),
+        "tokens per turn, flat store (same number of hits), mean / median": _mean_median(
+            [t.flat_tokens for t in result.turns]
+        ),
+        "turns whose answer was in the context, memtiers / flat": (
+            f"{_share([bool(t.memtiers_answered) for t in answered]):.1%} / "
+            f"{_share([bool(t.flat_answered) for t in answered]):.1%} (of {len(answered)} with a known answer)"
+        ),
+        "critical facts said once, found at the end by the agent's lookup": (
+            f"{result.critical_found:.0%} of {len(result.critical)}"
+        ),
+        "the same, found from a situation that needs them": (
+            f"{_share([bool(c['found_in_situation']) for c in result.critical]):.0%}"
+        ),
+        "critical facts said once, still warm and protected": (
+            f"{_share([c['tier'] == 'warm' and bool(c['protected']) for c in result.critical]):.0%}"
+        ),
+        "current preferences right in the hot profile": (
+            f"{result.preferences_right:.0%} of {len(result.preferences)}"
+        ),
+        "stale values in the hot profile": sum(bool(p["stale_in_hot"]) for p in result.preferences),
+        "records lost": len(result.lost),
+        "records whose tier disagrees with the move log": len(result.log_mismatches),
+        "forgotten on request": result.forgotten,
+        "chit-chat records protected by mistake": len(result.protected_chitchat),
+    }
+
+
+def _yes(flag: object) -> str:
+    return "yes" if flag else "**no**"
+
+
+def _mean_median(values: list[int]) -> str:
+    if not values:
+        return "-"
+    return f"{statistics.mean(values):.0f} / {statistics.median(values):.0f}"
+
+
+def by_category(result: Result) -> list[tuple[str, int, str, str, str, str]]:
+    rows = []
+    for category in sorted({t.category for t in result.turns}):
+        turns = [t for t in result.turns if t.category == category]
+        known = [t for t in turns if t.memtiers_answered is not None]
+        rows.append(
+            (
+                category,
+                len(turns),
+                f"{statistics.mean(t.memtiers_tokens for t in turns):.0f}",
+                f"{statistics.mean(t.flat_tokens for t in turns):.0f}",
+                f"{_share([bool(t.memtiers_answered) for t in known]):.0%}" if known else "-",
+                f"{_share([bool(t.flat_answered) for t in known]):.0%}" if known else "-",
+            )
+        )
+    return rows
+
+
+HOW_TO_READ = """\
+## How it is measured
+
+- **The year** (`tests/sim/world.py`): a data engineer, Ana, over 365 days from a Monday. Each day the
+  agent stores what came up in one `remember` batch at noon: small talk and work-log lines (most of
+  it), project decisions (some keyed into the profile as `project.<name>.<topic>`, some changed
+  later), meeting notes, errands with `forget_after: P14D`, preferences that change during the year
+  (the agent gives the profile key, and a kind hint half the time), identity facts, and 26 critical
+  facts said once (allergies, medication, standing rules, family), half with a kind hint and half
+  left to the server's rules. Three times the user asks to forget something. The agent sets
+  `current_project` by hand when the project changes.
+- **Recall turns**: four a weekday, two a weekend day, at 09:00-10:00 and 14:00-15:00; mostly about
+  the active projects' decisions, then preferences, meeting notes, the critical facts (phrased as
+  the situation that needs them: "can I have the cheese platter?") and old projects. Each calls
+  `recall` with the tool's default limit of 10 and the default tiers.
+- **Tokens per turn, memtiers**: the hot profile (which the host reads every turn) plus the text
+  `recall` returned, at 4 characters a token. **Flat store**: the same hybrid search (vector and full
+  text, fused) over every record in one pool, no profile, no tiers, returning as many hits as memtiers'
+  recall did, rendered the same way. It counts no use, so it does not disturb heat.
+- **Answer in the context**: the turn has a known answer (the current choice for a decision, the
+  current value of a preference, the critical fact) and that text appears in what the turn carries.
+- **Critical facts found at the end**: at day 365, for each critical fact, the agent's direct lookup
+  ("what is the user allergic to?") and the situation query; found when the fact's text is in the
+  profile or the recall's answer. **Still warm and protected** is the tier guarantee itself.
+- **Preferences right**: for each keyed preference and identity fact, the current value is the
+  profile entry's value; a stale value is an earlier value of that key still in the profile.
+- **Records lost**: every record `remember` ever returned, and every history record a profile change
+  wrote, minus the three forgotten on request, must still be in the store; and every record's tier
+  must be where its last logged move put it.
+- **The timer** runs once per simulated day at 03:00 (the server's runs every 10 minutes; its rules
+  count in days, so a daily pass makes the same moves, at most a day later). Record ids come from the
+  seed, so two runs are the same run.
+""".splitlines()
+
+
+def markdown(result: Result, command: str, image: str | None) -> str:
+    lines = [
+        "# A simulated year",
+        "",
+        "One user over 365 days against the real memory: LanceDB in a temporary folder, the packaged",
+        "embedding model, the real `Memory` class, the sweep timer once per simulated day. Produced by",
+        "",
+        f"    {command}",
+        "",
+        f"(seed {result.seed}; {result.seconds['remember']:.0f} s remembering, {result.seconds['recall']:.0f} s "
+        f"in recall turns, {result.seconds['sweep']:.0f} s sweeping). Re-running it writes this page again.",
+        "",
+        "## Figures",
+        "",
+        "| measure | value |",
+        "| --- | --- |",
+    ]
+    lines += [f"| {k} | {v} |" for k, v in summary(result).items()]
+    lines += ["", *HOW_TO_READ]
+    if image:
+        lines += ["", f"![tier sizes and tokens per turn over the year]({image})"]
+    lines += [
+        "",
+        "## Recall turns by what was asked",
+        "",
+        "| asked about | turns | tokens memtiers | tokens flat | answer in context, memtiers | flat |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in by_category(result)]
+    lines += ["", "## Every logged move of the year, by rule", "", "| move | count |", "| --- | --- |"]
+    lines += [f"| {rule} | {count} |" for rule, count in sorted(result.moves_by_rule.items())]
+    lines += [
+        "",
+        "## Critical facts said once",
+        "",
+        "| day | fact | classified by | tier | lookup at the end | found | situation at the end | found |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    lines += [
+        f"| {c['day']} | {c['content']} | {c['hint']} | {c['tier']} | {c['lookup']} | {_yes(c['found'])} "
+        f"| {c['situation']} | {_yes(c['found_in_situation'])} |"
+        for c in result.critical
+    ]
+    lines += ["", "## Preferences and identity at the end", "", "| key | current value | in the hot profile |"]
+    lines += ["| --- | --- | --- |"]
+    lines += [
+        f"| {p['key']} | {p['current']} | {'yes' if p['current_in_hot'] else (p['in_hot'] or 'absent')} |"
+        for p in result.preferences
+    ]
+    lines += ["", "## The hot profile at the end", "", "```", result.final_profile or "(empty)", "```"]
+    if result.final_candidates:
+        lines += ["", "Candidates for the profile at the end:", ""]
+        lines += [
+            f"- {c['id']} ({c['reason']}{', key ' + str(c['key']) if c.get('key') else ''}): {str(c['content'])[:100]}"
+            for c in result.final_candidates
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def plot(result: Result, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    days = [d["day"] for d in result.daily]
+    fig, (tiers_ax, tokens_ax) = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
+    tiers_ax.plot(days, [d["warm"] for d in result.daily], label="warm records")
+    tiers_ax.plot(days, [d["cold"] for d in result.daily], label="cold records")
+    tiers_ax.set_ylabel("records")
+    hot_ax = tiers_ax.twinx()
+    hot_ax.plot(days, [d["hot_tokens"] for d in result.daily], color="tab:red", label="hot profile tokens")
+    hot_ax.axhline(result.cap_tokens, color="tab:red", linestyle=":", label=f"hot cap ({result.cap_tokens})")
+    hot_ax.set_ylabel("hot profile tokens")
+    hot_ax.set_ylim(0, result.cap_tokens * 1.1)
+    handles = tiers_ax.get_legend_handles_labels()[0] + hot_ax.get_legend_handles_labels()[0]
+    labels = tiers_ax.get_legend_handles_labels()[1] + hot_ax.get_legend_handles_labels()[1]
+    tiers_ax.legend(handles, labels, loc="upper left")
+    tiers_ax.set_title("Tier sizes")
+
+    weekly = sorted({t.day // 7 for t in result.turns})
+    for attr, label in (
+        ("memtiers_tokens", "memtiers: hot profile + recall"),
+        ("flat_tokens", "flat store, same hits"),
+    ):
+        means = [statistics.mean(getattr(t, attr) for t in result.turns if t.day // 7 == w) for w in weekly]
+        tokens_ax.plot([w * 7 + 3 for w in weekly], means, label=label)
+    tokens_ax.set_ylabel("tokens per recall turn (weekly mean)")
+    tokens_ax.set_xlabel("day")
+    tokens_ax.legend(loc="upper left")
+    tokens_ax.set_title("What memory puts into each turn")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.sim.year", description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, help="folder for simulation.md and simulation.png")
+    parser.add_argument("--days", type=int, default=365)
+    parser.add_argument("--seed", type=int, default=20261130)
+    parser.add_argument("--keep", type=Path, help="keep the namespace's data in this new folder, to inspect")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="memtiers-sim-") as tmp:
+        embedder = FastEmbedder(cache_dir=Path(tmp) / "models")
+        started = time.perf_counter()
+        result = run(args.keep or Path(tmp) / "ns", embedder, args.days, args.seed, progress=print)
+        elapsed = time.perf_counter() - started
+    for key, value in summary(result).items():
+        print(f"{key}: {value}")
+    print(f"wall time: {elapsed:.0f} s")
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        plot(result, args.out / "simulation.png")
+        command = (
+            "python -m tests.sim.year --out docs/"
+            if args.days == 365
+            else f"python -m tests.sim.year --days {args.days} --out docs/"
+        )
+        (args.out / "simulation.md").write_text(markdown(result, command, "simulation.png"))
+    return 0 if not result.lost and result.critical_found == 1.0 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
