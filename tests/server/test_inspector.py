@@ -20,11 +20,13 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def inspect(tmp_path: Path, *args: str) -> Any:
-    """Run one Inspector CLI call against a fresh `memtiers serve`; its JSON result."""
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def inspector_env(tmp_path: Path) -> dict[str, str]:
+    """Every file the Inspector keeps, and the HOME a server it starts sees, inside tmp_path."""
     state = tmp_path / "inspector"
-    home = tmp_path / "memtiers"
-    env = {
+    return {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(state / "home"),
         "MCP_STORAGE_DIR": str(state / "storage"),
@@ -33,8 +35,13 @@ def inspect(tmp_path: Path, *args: str) -> Any:
         "MCP_INSPECTOR_OAUTH_STATE_PATH": str(state / "oauth.json"),
         "MCP_INSPECTOR_LOG_DIR": str(state / "logs"),
         "MCP_LOG_FILE": str(state / "mcp.log"),
-        "MEMTIERS_HOME": str(home),
     }
+
+
+def inspect(tmp_path: Path, *args: str) -> Any:
+    """Run one Inspector CLI call against a fresh `memtiers serve`; its JSON result."""
+    home = tmp_path / "memtiers"
+    env = inspector_env(tmp_path) | {"MEMTIERS_HOME": str(home)}
     command = [str(INSPECTOR), "--cli", "--format", "json", "-e", f"MEMTIERS_HOME={home}", str(MEMTIERS), "serve"]
     done = subprocess.run([*command, *args], env=env, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, f"exit {done.returncode}\nstdout: {done.stdout}\nstderr: {done.stderr}"
@@ -60,3 +67,20 @@ def test_the_inspector_lists_calls_and_reads_through_the_cli(tmp_path: Path) -> 
     assert "diet=vegetarian" in recalled["content"][0]["text"]
     assert profile["contents"][0]["text"] == "diet: vegetarian"
     assert not (tmp_path / "inspector" / "home" / ".mcp-inspector").exists()
+
+
+@pytest.mark.skipif(not (ROOT / ".venv" / "bin" / "memtiers").exists(), reason="mcp.json starts .venv/bin/memtiers")
+def test_the_server_starts_from_mcp_json_as_written(tmp_path: Path) -> None:
+    """The repository's mcp.json, unchanged, from the repository root (where the README installs .venv)."""
+    command = [str(INSPECTOR), "--cli", "--format", "json", "--config", "mcp.json", "--server", "memtiers"]
+    env = inspector_env(tmp_path)  # the server's default data folder then lands under this HOME
+    del env["MCP_CATALOG_PATH"]  # the Inspector takes it as --catalog, which excludes --config
+    done = subprocess.run(
+        [*command, "--method", "tools/call", "--tool-name", "profile"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+    assert done.returncode == 0, f"exit {done.returncode}\nstdout: {done.stdout}\nstderr: {done.stderr}"
+    result = json.loads(done.stdout)["result"]
+    assert result["structuredContent"]["entries"] == {}
+    assert (tmp_path / "inspector" / "home" / ".local" / "share" / "memtiers" / "namespaces" / "default").is_dir()
