@@ -40,6 +40,7 @@ class MemorySettings:
     rules: HeatRules = field(default_factory=HeatRules)
     compact_every: int = 100
     candidates_per_search: int = 50
+    recall: ranking.RecallSettings = field(default_factory=ranking.RecallSettings)
 
 
 @dataclass(frozen=True)

@@ -6,14 +6,32 @@ The text built here is exactly what the model reads, so the budget is checked on
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 
 from tiers.hot import Entry
 from tiers.records import Record, Tier, tokens_of
 from tiers.store import Hit
 
 RRF_K = 60
-TRAILER_RESERVE = 40  # characters kept free for the "left out" line
+TRAILER_RESERVE = 50  # characters kept free for the "left out" line
+
+
+@dataclass(frozen=True)
+class RecallSettings:
+    """The recall techniques, each one switchable for measuring what it adds."""
+
+    text_weight: float = 1.0
+
+    def without(self, *names: str) -> RecallSettings:
+        """These settings with the named techniques switched off."""
+        off: dict[str, object] = {}
+        for name in names:
+            current = getattr(self, name)
+            off[name] = 0.0 if isinstance(current, float) else False
+        return replace(self, **off)
+
+    def describe(self) -> str:
+        return ", ".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
 
 
 @dataclass(frozen=True)
