@@ -16,12 +16,11 @@ import argparse
 import json
 import platform
 import re
-import statistics
 import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -118,9 +117,10 @@ def settings_list() -> list[tuple[str, int, int | None]]:
     return [(f"{b} tok", BUDGET_LIMIT, b) for b in BUDGETS] + [(f"k={k}", k, None) for k in TOP_K]
 
 
-def baseline_pack(hits: Sequence[Any], limit: int, max_tokens: int | None) -> ranking.Packed:
+def baseline_pack(hits: Sequence[Any], limit: int, max_tokens: int | None, grouped: bool) -> ranking.Packed:
+    """A flat ranking packed exactly as recall packs its own (same lines, same budget rule)."""
     ranked = [ranking.Ranked(h.record, 1.0 - i / max(len(hits), 1), h.score) for i, h in enumerate(hits)]
-    return ranking.pack(ranked, {}, limit, max_tokens)
+    return ranking.pack(ranked, {}, limit, max_tokens, grouped)
 
 
 def found_ids(packed: ranking.Packed, covers: dict[str, set[str]]) -> set[str]:
@@ -154,6 +154,7 @@ def ask_all(
         if not baselines:
             continue
         flat = Filters(tiers=(Tier.WARM, Tier.COLD))
+        grouped = memory.settings.recall.grouped
         vector = memory.embedder.embed([question.text])[0]
         lists = {
             "BM25": memory.store.text_search(question.text, 100, flat),
@@ -161,7 +162,7 @@ def ask_all(
         }
         for name, hits in lists.items():
             for label, limit, budget in settings_list():
-                tally.add(name, label, question, found_ids(baseline_pack(hits, limit, budget), covers))
+                tally.add(name, label, question, found_ids(baseline_pack(hits, limit, budget, grouped), covers))
 
 
 def run_conversation(

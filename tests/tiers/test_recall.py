@@ -1,0 +1,164 @@
+"""Recall: ranking over the in-memory index, packing under a budget, and the real path end to end."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pyarrow as pa
+
+from tiers.embedder import FastEmbedder
+from tiers.index import Index, Scope, terms
+from tiers.memory import Memory
+from tiers.recall import Packed, Ranked, RecallSettings, pack, rank
+from tiers.records import Kind, MemoryIn, Record, Tier, tokens_of
+from tiers.store import schema
+
+DAY = datetime(2026, 3, 1, 12, tzinfo=UTC)
+DIM = 4
+
+
+def _row(i: int, content: str, vector: list[float], day: int = 0, tier: Tier = Tier.WARM) -> dict[str, object]:
+    return {
+        "id": f"{i:012x}",
+        "hash": str(i),
+        "content": content,
+        "tier": tier.value,
+        "kind": Kind.NOTE.value,
+        "protected": False,
+        "tags": [],
+        "metadata": json.dumps({}),
+        "source": None,
+        "occurred_at": DAY + timedelta(days=day),
+        "created_at": DAY + timedelta(microseconds=i),
+        "forget_after": None,
+        "superseded_by": None,
+        "superseded_at": None,
+        "vector": (np.asarray(vector, np.float32) / np.linalg.norm(vector)).tolist(),
+    }
+
+
+def _index(rows: list[dict[str, object]]) -> Index:
+    return Index(1, pa.Table.from_pylist(rows, schema=schema(DIM)))
+
+
+def _record(i: int, content: str, day: int = 0, tier: Tier = Tier.WARM) -> Record:
+    when = DAY + timedelta(days=day)
+    return Record(f"{i:012x}", content, tier, Kind.NOTE, False, when, DAY + timedelta(microseconds=i))
+
+
+def _all(index: Index) -> np.ndarray:
+    return index.mask(Scope((Tier.WARM, Tier.COLD)))
+
+
+def test_terms_drop_stop_words_and_stem() -> None:
+    assert terms("The groups were running to the painting") == ["group", "run", "paint"]
+
+
+def test_bm25_ranks_the_row_with_the_rare_word_first() -> None:
+    index = _index([_row(0, "we talked about the weather", [1, 0, 0, 0]), _row(1, "the pottery class", [0, 1, 0, 0])])
+    scores = index.bm25("pottery weather class")
+    assert scores[1] > scores[0] > 0
+
+
+def test_episode_links_follow_the_stored_order_within_one_day() -> None:
+    rows = [_row(0, "a", [1, 0, 0, 0]), _row(1, "b", [0, 1, 0, 0]), _row(2, "c", [0, 0, 1, 0], day=1)]
+    index = _index(rows)
+    assert index.next.tolist() == [1, -1, -1]
+    assert index.prev.tolist() == [-1, 0, -1]
+
+
+def test_a_hit_lends_its_neighbour_a_share_of_its_score() -> None:
+    rows = [
+        _row(0, "did you go to the pottery class", [1, 0, 0, 0]),
+        _row(1, "yes, last friday", [0, 1, 0, 0]),
+        _row(2, "unrelated chatter", [0, 0.9, 0.1, 0]),
+    ]
+    index = _index(rows)
+    query = np.asarray([1, 0, 0, 0], np.float32)
+    settings = RecallSettings(neighbours=0.7)
+    with_neighbours = [p for p, _, _ in rank(index, query, "pottery class", _all(index), settings, 3, True)]
+    without = [
+        p for p, _, _ in rank(index, query, "pottery class", _all(index), settings.without("neighbours"), 3, True)
+    ]
+    assert with_neighbours[:2] == [0, 1]
+    assert without[0] == 0
+
+
+def test_default_tiers_rank_a_cold_row_just_below_an_equal_warm_one() -> None:
+    rows = [_row(0, "pottery class", [1, 0, 0, 0], tier=Tier.COLD), _row(1, "pottery class!", [1, 0, 0, 0])]
+    index = _index(rows)
+    found = rank(index, np.asarray([1, 0, 0, 0], np.float32), "pottery", _all(index), RecallSettings(), 2, True)
+    assert [p for p, _, _ in found] == [1, 0]
+    assert found[1][1] > 0
+
+
+def test_near_duplicates_drop_out_when_diversity_is_on() -> None:
+    rows = [_row(0, "pottery", [1, 0, 0, 0]), _row(1, "pottery", [1, 0.01, 0, 0]), _row(2, "kiln", [0.5, 0.5, 0, 0])]
+    index = _index(rows)
+    settings = RecallSettings(diversity=0.99, neighbours=0.0)
+    found = rank(index, np.asarray([1, 0, 0, 0], np.float32), "pottery", _all(index), settings, 3, True)
+    assert [p for p, _, _ in found] == [0, 2]
+
+
+def test_scope_keeps_only_the_asked_tiers_and_times() -> None:
+    rows = [_row(0, "a", [1, 0, 0, 0]), _row(1, "b", [1, 0, 0, 0], day=5, tier=Tier.COLD)]
+    index = _index(rows)
+    assert index.mask(Scope((Tier.WARM,))).tolist() == [True, False]
+    since = int((DAY + timedelta(days=1)).timestamp() * 1_000_000)
+    assert index.mask(Scope((Tier.WARM, Tier.COLD), since_us=since)).tolist() == [False, True]
+
+
+def _hits(count: int, length: int = 80) -> list[Ranked]:
+    return [Ranked(_record(i, f"memory {i} " + "x" * length, day=i % 3), 1.0 - i / 100, 0.5) for i in range(count)]
+
+
+def test_pack_never_passes_the_budget_and_says_how_many_it_left_out() -> None:
+    for budget in (32, 64, 100, 256, 512):
+        packed = pack(_hits(60), {}, 50, budget, grouped=True)
+        assert packed.tokens <= budget
+        assert packed.left_out == 50 - len(packed.hits)
+        assert packed.text.endswith(f"more left out by the {budget}-token budget)")
+
+
+def test_pack_groups_hits_by_day_oldest_first_under_one_header_each() -> None:
+    packed = pack(_hits(6, 10), {}, 10, None, grouped=True)
+    lines = packed.text.splitlines()
+    assert lines[0] == DAY.date().isoformat() + ":"
+    headers = [line for line in lines if not line.startswith("[")]
+    assert headers == sorted(headers) and len(headers) == 3
+    assert f"[{0:012x}] memory 0" in lines[1]
+
+
+def test_pack_names_the_tier_of_cold_days() -> None:
+    packed = pack([Ranked(_record(1, "old note", tier=Tier.COLD), 1.0, 0.5)], {}, 10, None, grouped=True)
+    assert packed.text.splitlines()[0].endswith(" cold:")
+
+
+def test_pack_without_hits_says_so() -> None:
+    assert pack([], {}, 10, 100).text == "no memories match"
+
+
+def test_packed_tokens_count_the_whole_text() -> None:
+    packed = Packed(text="x" * 9)
+    assert packed.tokens == tokens_of("x" * 9) == 3
+
+
+def test_recall_finds_a_cold_memory_and_the_answer_stored_after_the_question(
+    memory: Memory, embedder: FastEmbedder
+) -> None:
+    when = "2023-05-08T13:56:00+00:00"
+    turns = [
+        "Melanie: How did the adoption agency interview go?",
+        "Caroline: It went great, they approved my application last week!",
+        "Melanie: I painted a sunrise over the lake.",
+        "Caroline: I am thinking of learning the violin.",
+    ]
+    stored = memory.remember([MemoryIn(content=t, occurred_at=when) for t in turns], DAY)
+    memory.store.set_tier([s.id for s in stored], Tier.COLD)
+    packed = memory.recall("how did the adoption agency interview go", DAY, limit=2)
+    assert [h.record.id for h in packed.hits] == [stored[0].id, stored[1].id]
+    assert packed.text.splitlines()[0] == "2023-05-08 cold:"
+    budgeted = memory.recall("adoption agency", DAY, max_tokens=40)
+    assert budgeted.tokens <= 40 and budgeted.hits[0].record.id == stored[0].id
