@@ -27,7 +27,8 @@ class RecallSettings:
     rrf_k: float = 10.0  # reciprocal-rank constant: 10 trusts the top ranks more than the usual 60
     score_mix: float = 1.0  # weight of each signal's own score (median to best, as 0 to 1) beside its rank
     expansion: float = 0.0  # weight of a second vector round, the query moved toward its best hits
-    neighbours: float = 0.7  # share of its score a hit lends the rows stored just before and after it
+    neighbours: float = 0.75  # share of its score a hit lends the rows stored just before and after it
+    reach: int = 2  # how many rows before and after a hit it lends to, the share shrinking with each step
     diversity: float = 0.0  # cosine above which a hit is a near-duplicate of a better one and drops out
     cold_penalty: float = 0.1  # default tiers: share of its score a cold row loses against a warm one
     grouped: bool = True  # one date header per day instead of an id-and-date prefix per line
@@ -106,7 +107,7 @@ def rank(
     if cold and settings.cold_penalty:
         fused[index.tier == Tier.COLD.value] *= 1.0 - settings.cold_penalty
     if settings.neighbours:
-        fused = _lend_to_neighbours(index, fused, mask, settings.neighbours)
+        fused = _lend_to_neighbours(index, fused, mask, settings.neighbours, settings.reach)
     order = [int(i) for i in np.argsort(-fused, kind="stable") if mask[i] and fused[i] > 0]
     if settings.diversity:
         order = _without_near_duplicates(index, order, settings.diversity, limit)
@@ -120,14 +121,17 @@ def _expanded(index: Index, vector: np.ndarray, fused: np.ndarray, candidates: n
     return index.cosine(moved / max(float(np.linalg.norm(moved)), 1e-12))
 
 
-def _lend_to_neighbours(index: Index, fused: np.ndarray, mask: np.ndarray, share: float) -> np.ndarray:
+def _lend_to_neighbours(index: Index, fused: np.ndarray, mask: np.ndarray, share: float, reach: int) -> np.ndarray:
     """Each row scores at least `share` of its neighbours' scores: the turn before a hit asks, the one after answers."""
     lent = fused.copy()
     for links in (index.prev, index.next):
-        has = (links >= 0) & mask
-        rows = np.flatnonzero(has)
-        targets = links[rows]
-        np.maximum.at(lent, targets, share * fused[rows])
+        rows = np.flatnonzero(mask)
+        lender = fused[rows]
+        for step in range(reach):
+            targets = links[rows]
+            keep = targets >= 0
+            rows, lender = targets[keep], lender[keep]
+            np.maximum.at(lent, rows, share ** (step + 1) * lender)
     lent[~mask] = 0.0
     return lent
 

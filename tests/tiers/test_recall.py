@@ -11,7 +11,7 @@ import pyarrow as pa
 from tiers.embedder import FastEmbedder
 from tiers.index import Index, Scope, terms
 from tiers.memory import Memory
-from tiers.recall import Packed, Ranked, RecallSettings, pack, rank
+from tiers.recall import Packed, Ranked, RecallSettings, _lend_to_neighbours, pack, rank
 from tiers.records import Kind, MemoryIn, Record, Tier, tokens_of
 from tiers.store import schema
 
@@ -162,3 +162,10 @@ def test_recall_finds_a_cold_memory_and_the_answer_stored_after_the_question(
     assert packed.text.splitlines()[0] == "2023-05-08 cold:"
     budgeted = memory.recall("adoption agency", DAY, max_tokens=40)
     assert budgeted.tokens <= 40 and budgeted.hits[0].record.id == stored[0].id
+
+
+def test_the_lent_share_shrinks_with_each_step_and_stops_at_the_reach() -> None:
+    index = _index([_row(i, f"turn {i}", [1, 0, 0, 0]) for i in range(4)])
+    fused = np.asarray([1.0, 0.0, 0.0, 0.0])
+    lent = _lend_to_neighbours(index, fused, _all(index), 0.5, 2)
+    assert lent.tolist() == [1.0, 0.5, 0.25, 0.0]
