@@ -63,7 +63,7 @@ class Index:
         dim = table.schema.field("vector").type.list_size
         flat = table.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
         self.vectors = np.asarray(flat, dtype=np.float32).reshape(n, dim) if n else np.zeros((0, dim), np.float32)
-        self.tier = np.asarray(table.column("tier").to_pylist(), dtype=object)
+        self.tier = np.asarray(table.column("tier").to_pylist(), dtype=str)
         occurred = table.column("occurred_at").cast(pa.int64()).to_numpy(zero_copy_only=False)
         created = table.column("created_at").cast(pa.int64()).to_numpy(zero_copy_only=False)
         self.occurred_us = np.asarray(occurred, dtype=np.int64)
@@ -74,8 +74,7 @@ class Index:
         self._avg_length = float(self._lengths.mean()) if n else 0.0
 
     def mask(self, scope: Scope) -> np.ndarray:
-        wanted = {t.value for t in scope.tiers}
-        keep = np.fromiter((t in wanted for t in self.tier), dtype=bool, count=self.size)
+        keep = np.isin(self.tier, [t.value for t in scope.tiers])
         if scope.tags:
             tags = set(scope.tags)
             keep &= np.fromiter((bool(tags.intersection(t)) for t in self.tags), dtype=bool, count=self.size)

@@ -71,7 +71,7 @@ def _rrf(scores: np.ndarray, candidates: np.ndarray, k: float) -> np.ndarray:
     """Reciprocal-rank contribution of each row by its rank among `candidates` (0 past DEPTH)."""
     out = np.zeros(len(scores), dtype=np.float64)
     if len(candidates):
-        order = candidates[np.argsort(-scores[candidates], kind="stable")][:DEPTH]
+        order = _best(scores, candidates, DEPTH)
         out[order] = 1.0 / (k + 1.0 + np.arange(len(order)))
     return out
 
@@ -108,15 +108,22 @@ def rank(
         fused[index.tier == Tier.COLD.value] *= 1.0 - settings.cold_penalty
     if settings.neighbours:
         fused = _lend_to_neighbours(index, fused, mask, settings.neighbours, settings.reach)
-    order = [int(i) for i in np.argsort(-fused, kind="stable") if mask[i] and fused[i] > 0]
+    order = [int(i) for i in _best(fused, np.flatnonzero(mask & (fused > 0)), 4 * limit)]
     if settings.diversity:
         order = _without_near_duplicates(index, order, settings.diversity, limit)
     return [(i, float(fused[i]), float(cosine[i])) for i in order[:limit]]
 
 
+def _best(scores: np.ndarray, candidates: np.ndarray, count: int) -> np.ndarray:
+    """The `count` best candidates, best first (ties in row order)."""
+    if len(candidates) > count:
+        candidates = np.sort(candidates[np.argpartition(-scores[candidates], count)[:count]])
+    return candidates[np.argsort(-scores[candidates], kind="stable")]
+
+
 def _expanded(index: Index, vector: np.ndarray, fused: np.ndarray, candidates: np.ndarray) -> np.ndarray:
     """Cosine to the query moved halfway toward its three best hits: finds what they lead to."""
-    best = candidates[np.argsort(-fused[candidates], kind="stable")][:3]
+    best = _best(fused, candidates, 3)
     moved = vector + index.vectors[best].mean(axis=0)
     return index.cosine(moved / max(float(np.linalg.norm(moved)), 1e-12))
 
