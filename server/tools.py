@@ -27,10 +27,11 @@ put the fact in the hot profile. Saying the same thing twice refreshes the store
 Returns, per memory, its id, the tier it landed in (warm, or hot when it went into the profile)."""
 
 RECALL = """Search memory for what answers `query`. Use it before answering anything that may depend on
-earlier conversations, decisions or facts about the user. Searches the hot profile and warm memories by
-meaning and by words; cold (old) memories join when warm has too little, or when tiers includes "cold".
-Set `max_tokens` to cap everything you read back. Returns one line per memory, best first:
-[id date tier] content #tags, then how many were left out by the budget."""
+earlier conversations, decisions or facts about the user. Searches the hot profile and warm and cold memories by
+meaning and by words, with the memories said just before and after a hit; cold (old) ones rank just below
+equally good warm ones. Set `max_tokens` to cap everything you read back. Returns the matching profile
+entries, then the best memories grouped under the day they happened ("2026-11-30:" or "2026-11-30 cold:"),
+one line each: [id] content #tags, then how many were left out by the budget."""
 
 PROFILE = """Read or change the hot profile: the few facts carried every turn (name, current project,
 preferences, hard constraints). With no arguments it returns the profile. `set` adds or changes entries

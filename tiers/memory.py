@@ -21,14 +21,14 @@ from tiers.embedder import Embedder
 from tiers.errors import InvalidInput, NotFound, ProfileCapExceeded
 from tiers.heat import HeatRules, heat
 from tiers.hot import Entry, HotProfile, check_key, with_value
+from tiers.index import Scope
 from tiers.ledger import Ledger, Move, Usage
 from tiers.locking import file_lock
 from tiers.records import MAX_BATCH, Kind, MemoryIn, Record, Tier, content_hash
 from tiers.rules import Plan, Planned, hot_rid, plan_sweep, record_heat
-from tiers.store import Filters, Store, check_id
-from tiers.timeparse import parse_deadline, parse_time
+from tiers.store import Store, check_id
+from tiers.timeparse import as_utc, parse_deadline, parse_time
 
-GOOD_SIMILARITY = 0.45
 PROFILE_MATCH = 0.35
 
 
@@ -41,6 +41,7 @@ class MemorySettings:
     compact_every: int = 100
     candidates_per_search: int = 50
     heat_candidates: int = 20
+    recall: ranking.RecallSettings = field(default_factory=ranking.RecallSettings)
 
 
 @dataclass(frozen=True)
@@ -434,15 +435,16 @@ class Memory:
         vector = self.embedder.embed([query])[0]
         ranked: list[ranking.Ranked] = []
         if searched:
-            filters = Filters(tiers=searched, tags=tuple(tags), since=since, until=until)
-            k = max(self.settings.candidates_per_search, limit * 3)
-            ranked = ranking.fuse(
-                self.store.vector_search(vector, k, filters), self.store.text_search(query, k, filters)
-            )
-            if default:
-                ranked = ranking.prefer_warm(ranked, limit, GOOD_SIMILARITY)
+            index = self.store.index()
+            scope = Scope(searched, tuple(tags), _micros(since), _micros(until))
+            found = ranking.rank(index, vector, query, index.mask(scope), self.settings.recall, limit, default)
+            records = self.store.records(index, [position for position, _, _ in found])
+            ranked = [
+                ranking.Ranked(record, score, similarity)
+                for record, (_, score, similarity) in zip(records, found, strict=True)
+            ]
         profile = self._matching_profile(query, vector) if Tier.HOT in wanted or default else {}
-        packed = ranking.pack(ranked, profile, limit, max_tokens)
+        packed = ranking.pack(ranked, profile, limit, max_tokens, self.settings.recall.grouped)
         self.ledger.touch([h.record.id for h in packed.hits], now)
         self.ledger.touch([hot_rid(k) for k in packed.profile], now)
         return packed
@@ -605,6 +607,10 @@ def reembed(folder: Path, embedder: Embedder, batch: int = 256) -> int:
                 row["vector"] = vector.tolist()
         store.rebind(embedder.name, embedder.dim, rows)
     return len(rows)
+
+
+def _micros(value: datetime | None) -> int | None:
+    return None if value is None else int(as_utc(value).timestamp() * 1_000_000)
 
 
 def _with(stored: Stored, **changes: Any) -> Stored:

@@ -1,4 +1,4 @@
-"""Recall: fuse vector and full-text hits, then pack the best into the model's token budget.
+"""Recall: rank every row by meaning and by words, then pack the best into the model's token budget.
 
 The text built here is exactly what the model reads, so the budget is checked on it.
 """
@@ -6,18 +6,47 @@ The text built here is exactly what the model reads, so the budget is checked on
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+import numpy as np
 
 from tiers.hot import Entry
+from tiers.index import Index
 from tiers.records import Record, Tier, tokens_of
-from tiers.store import Hit
 
-RRF_K = 60
+DEPTH = 200  # ranks past this add nothing to the fusion
+_OFF = {"rrf_k": 60.0, "text_weight": 0.0}  # rrf_k "off" is the customary constant
+
+
+@dataclass(frozen=True)
+class RecallSettings:
+    """The recall techniques, each one switchable (0 or False) to measure what it adds."""
+
+    text_weight: float = 1.0  # weight of the BM25 ranking against the vector ranking
+    rrf_k: float = 10.0  # reciprocal-rank constant: 10 trusts the top ranks more than the usual 60
+    score_mix: float = 1.0  # weight of each signal's own score (median to best, as 0 to 1) beside its rank
+    expansion: float = 0.0  # weight of a second vector round, the query moved toward its best hits
+    neighbours: float = 0.75  # share of its score a hit lends the rows stored just before and after it
+    reach: int = 2  # how many rows before and after a hit it lends to, the share shrinking with each step
+    diversity: float = 0.0  # cosine above which a hit is a near-duplicate of a better one and drops out
+    cold_penalty: float = 0.1  # default tiers: share of its score a cold row loses against a warm one
+    grouped: bool = True  # one date header per day instead of an id-and-date prefix per line
+
+    def without(self, *names: str) -> RecallSettings:
+        """These settings with the named techniques switched off."""
+        off: dict[str, Any] = {}
+        for name in names:
+            off[name] = _OFF.get(name, False if isinstance(getattr(self, name), bool) else 0.0)
+        return replace(self, **off)
+
+    def describe(self) -> str:
+        return ", ".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
 
 
 @dataclass(frozen=True)
 class Ranked:
-    """A candidate after fusion: its record, fused score and best cosine similarity."""
+    """A candidate after ranking: its record, fused score and cosine similarity to the query."""
 
     record: Record
     score: float
@@ -38,38 +67,102 @@ class Packed:
         return tokens_of(self.text)
 
 
-def fuse(vector_hits: Sequence[Hit], text_hits: Sequence[Hit], text_weight: float = 1.0) -> list[Ranked]:
-    """Reciprocal-rank fusion of the two lists; the score is scaled so a top hit in both scores 1."""
-    scores: dict[str, float] = {}
-    records: dict[str, Record] = {}
-    similarity: dict[str, float] = {}
-    for rank, hit in enumerate(vector_hits):
-        scores[hit.record.id] = scores.get(hit.record.id, 0.0) + 1.0 / (RRF_K + rank + 1)
-        records[hit.record.id] = hit.record
-        similarity[hit.record.id] = hit.score
-    for rank, hit in enumerate(text_hits):
-        scores[hit.record.id] = scores.get(hit.record.id, 0.0) + text_weight / (RRF_K + rank + 1)
-        records.setdefault(hit.record.id, hit.record)
-    top = (1.0 + text_weight) / (RRF_K + 1)
-    ranked = [Ranked(records[rid], score / top, similarity.get(rid, 0.0)) for rid, score in scores.items()]
-    ranked.sort(key=lambda r: (-r.score, r.record.id))
-    return ranked
+def _rrf(scores: np.ndarray, candidates: np.ndarray, k: float) -> np.ndarray:
+    """Reciprocal-rank contribution of each row by its rank among `candidates` (0 past DEPTH)."""
+    out = np.zeros(len(scores), dtype=np.float64)
+    if len(candidates):
+        order = _best(scores, candidates, DEPTH)
+        out[order] = 1.0 / (k + 1.0 + np.arange(len(order)))
+    return out
 
 
-def prefer_warm(ranked: list[Ranked], limit: int, good: float) -> list[Ranked]:
-    """Default tiers: cold hits join only when warm has fewer than `limit` good hits."""
-    good_warm = [r for r in ranked if r.record.tier is Tier.WARM and r.similarity >= good]
-    if len(good_warm) >= limit:
-        return [r for r in ranked if r.record.tier is not Tier.COLD]
-    return ranked
+def _signal(scores: np.ndarray, candidates: np.ndarray, settings: RecallSettings) -> np.ndarray:
+    """One ranking's contribution: its reciprocal rank, plus its score scaled from the median to the best."""
+    out = _rrf(scores, candidates, settings.rrf_k)
+    if settings.score_mix and len(candidates):
+        values = scores[candidates].astype(np.float64)
+        low, high = float(np.median(values)), float(values.max())
+        scaled = np.clip((values - low) / max(high - low, 1e-9), 0.0, 1.0)
+        out[candidates] += settings.score_mix * scaled / (settings.rrf_k + 1.0)
+    return out
 
 
-def render_hit(hit: Ranked) -> str:
-    """One compact line: id, date, tier when not warm, content, tags, and what superseded it."""
+def rank(
+    index: Index, vector: np.ndarray, query: str, mask: np.ndarray, settings: RecallSettings, limit: int, cold: bool
+) -> list[tuple[int, float, float]]:
+    """The best `limit` rows as (position, score, cosine); `cold` applies the cold penalty (default tiers)."""
+    candidates = np.flatnonzero(mask)
+    if not len(candidates):
+        return []
+    cosine = index.cosine(vector)
+    words = index.bm25(query)
+    fused = _signal(cosine, candidates, settings)
+    fused += settings.text_weight * _signal(words, candidates[words[candidates] > 0], settings)
+    top_weight = (1.0 + settings.text_weight) * (1.0 + settings.score_mix)
+    if settings.expansion:
+        fused += settings.expansion * _signal(_expanded(index, vector, fused, candidates), candidates, settings)
+        top_weight += settings.expansion * (1.0 + settings.score_mix)
+    fused *= settings.rrf_k + 1.0
+    fused /= top_weight
+    if cold and settings.cold_penalty:
+        fused[index.tier == Tier.COLD.value] *= 1.0 - settings.cold_penalty
+    if settings.neighbours:
+        fused = _lend_to_neighbours(index, fused, mask, settings.neighbours, settings.reach)
+    order = [int(i) for i in _best(fused, np.flatnonzero(mask & (fused > 0)), 4 * limit)]
+    if settings.diversity:
+        order = _without_near_duplicates(index, order, settings.diversity, limit)
+    return [(i, float(fused[i]), float(cosine[i])) for i in order[:limit]]
+
+
+def _best(scores: np.ndarray, candidates: np.ndarray, count: int) -> np.ndarray:
+    """The `count` best candidates, best first (ties in row order)."""
+    if len(candidates) > count:
+        candidates = np.sort(candidates[np.argpartition(-scores[candidates], count)[:count]])
+    return candidates[np.argsort(-scores[candidates], kind="stable")]
+
+
+def _expanded(index: Index, vector: np.ndarray, fused: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """Cosine to the query moved halfway toward its three best hits: finds what they lead to."""
+    best = _best(fused, candidates, 3)
+    moved = vector + index.vectors[best].mean(axis=0)
+    return index.cosine(moved / max(float(np.linalg.norm(moved)), 1e-12))
+
+
+def _lend_to_neighbours(index: Index, fused: np.ndarray, mask: np.ndarray, share: float, reach: int) -> np.ndarray:
+    """Each row scores at least `share` of its neighbours' scores: the turn before a hit asks, the one after answers."""
+    lent = fused.copy()
+    for links in (index.prev, index.next):
+        rows = np.flatnonzero(mask)
+        lender = fused[rows]
+        for step in range(reach):
+            targets = links[rows]
+            keep = targets >= 0
+            rows, lender = targets[keep], lender[keep]
+            np.maximum.at(lent, rows, share ** (step + 1) * lender)
+    lent[~mask] = 0.0
+    return lent
+
+
+def _without_near_duplicates(index: Index, order: list[int], threshold: float, limit: int) -> list[int]:
+    kept: list[int] = []
+    for i in order:
+        if kept and float(np.max(index.vectors[kept] @ index.vectors[i])) >= threshold:
+            continue
+        kept.append(i)
+        if len(kept) >= limit:
+            break
+    return kept
+
+
+def render_hit(hit: Ranked, grouped: bool = False) -> str:
+    """One compact line: id (and date and tier unless grouped under a header), content, tags, supersession."""
     record = hit.record
-    head = f"[{record.id} {record.occurred_at.date().isoformat()}"
-    if record.tier is not Tier.WARM:
-        head += f" {record.tier.value}"
+    if grouped:
+        head = f"[{record.id}"
+    else:
+        head = f"[{record.id} {record.occurred_at.date().isoformat()}"
+        if record.tier is not Tier.WARM:
+            head += f" {record.tier.value}"
     line = f"{head}] {' '.join(record.content.split())}"
     if record.tags:
         line += " #" + " #".join(record.tags)
@@ -79,40 +172,69 @@ def render_hit(hit: Ranked) -> str:
     return line
 
 
+def group_header(record: Record) -> str:
+    """The header of the day a record happened, naming its tier when it is not warm."""
+    tier = "" if record.tier is Tier.WARM else f" {record.tier.value}"
+    return f"{record.occurred_at.date().isoformat()}{tier}:"
+
+
 def render_profile(entries: dict[str, Entry]) -> str:
     return "profile: " + "; ".join(f"{key}={entry.value}" for key, entry in sorted(entries.items()))
 
 
-def pack(ranked: Sequence[Ranked], profile: dict[str, Entry], limit: int, max_tokens: int | None) -> Packed:
-    """Take hits in rank order while they fit `max_tokens` (at 4 characters a token) and `limit`."""
+def pack(
+    ranked: Sequence[Ranked], profile: dict[str, Entry], limit: int, max_tokens: int | None, grouped: bool = False
+) -> Packed:
+    """Take hits in rank order while they fit `max_tokens` (at 4 characters a token) and `limit`.
+
+    Grouped, the chosen hits are shown by day, oldest first, in the order they were stored within a day.
+    """
     budget = None if max_tokens is None else max_tokens * 4
-    # Room kept for the "left out" line at its longest (every candidate left out), and its newline.
-    reserve = len(_left_out_line(len(ranked[:limit]), max_tokens)) + 1
-    lines: list[str] = []
+    if budget is not None:  # room for the last line, whatever the count it names
+        budget -= len(_left_out_line(limit, max_tokens)) + 1
+    packed = Packed()
     used = 0
-    chosen_profile: dict[str, Entry] = {}
+    head: list[str] = []
     if profile:
         line = render_profile(profile)
-        if budget is None or len(line) <= budget - reserve:
-            lines.append(line)
-            used = len(line)
-            chosen_profile = profile
-    packed = Packed(profile=chosen_profile)
+        if budget is None or len(line) + 1 <= budget:
+            head.append(line)
+            used = len(line) + 1
+            packed.profile = profile
+    headers: set[str] = set()
     for hit in ranked[:limit]:
-        line = render_hit(hit)
-        cost = len(line) + (1 if lines else 0)
-        if budget is not None and used + cost > budget - reserve:
+        cost = len(render_hit(hit, grouped)) + 1
+        header = group_header(hit.record) if grouped else ""
+        if grouped and header not in headers:
+            cost += len(header) + 1
+        if budget is not None and used + cost > budget:
             packed.left_out += 1
             continue
-        lines.append(line)
         used += cost
+        headers.add(header)
         packed.hits.append(hit)
+    lines = head + (_grouped_lines(packed.hits) if grouped else [render_hit(h) for h in packed.hits])
     if packed.left_out:
         lines.append(_left_out_line(packed.left_out, max_tokens))
-    if not lines:
-        lines.append("no memories match")
-    packed.text = "\n".join(lines)
+    packed.text = "\n".join(lines) if lines else "no memories match"
     return packed
+
+
+def _grouped_lines(hits: Sequence[Ranked]) -> list[str]:
+    lines: list[str] = []
+    last = None
+    for hit in sorted(hits, key=_day_order):
+        header = group_header(hit.record)
+        if header != last:
+            lines.append(header)
+            last = header
+        lines.append(render_hit(hit, grouped=True))
+    return lines
+
+
+def _day_order(hit: Ranked) -> tuple[object, ...]:
+    r = hit.record
+    return (r.occurred_at.date(), r.tier.value, r.occurred_at, r.created_at, r.id)
 
 
 def _left_out_line(count: int, max_tokens: int | None) -> str:

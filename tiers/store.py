@@ -24,6 +24,7 @@ import pyarrow as pa
 from lancedb.index import FTS
 
 from tiers.errors import InvalidInput, ModelMismatch, StorageError
+from tiers.index import Index
 from tiers.locking import shared_lock
 from tiers.records import Kind, Record, Tier
 from tiers.timeparse import as_utc
@@ -130,6 +131,7 @@ class Store:
         self.compact_every = compact_every
         self.read_lock = folder / "read.lock"
         folder.mkdir(parents=True, exist_ok=True)
+        self._index: Index | None = None
         self._check_model()
         self._open()
 
@@ -220,6 +222,18 @@ class Store:
         return [Hit(_record(row), float(row["_score"])) for row in rows]
 
     @_reads
+    def index(self) -> Index:
+        """The in-memory index of the table as it is now, rebuilt only when the table has a new version."""
+        version = self._table.version
+        index = self._index
+        if index is None or index.version != version:
+            index = self._index = Index(version, self._table.to_arrow())
+        return index
+
+    def records(self, index: Index, positions: Sequence[int]) -> list[Record]:
+        return [_record(row) for row in index.rows(positions)]
+
+    @_reads
     def lifecycle_rows(self, tiers: Sequence[Tier]) -> list[dict[str, Any]]:
         """The columns the tier rules read, for every record in those tiers."""
         where = "tier IN (" + ",".join(_quote(t.value) for t in tiers) + ")"
@@ -244,6 +258,10 @@ class Store:
     # writes: callers hold the data folder's lock
 
     def add(self, rows: list[dict[str, Any]]) -> None:
+        # A microsecond apart, the rows of one batch keep their order through later rewrites (a tier
+        # update moves rows to new files), so recall can show a hit's neighbours in the order given.
+        for offset, row in enumerate(rows):
+            row["created_at"] = as_utc(row["created_at"]) + timedelta(microseconds=offset)
         if rows:
             self._table.add(pa.Table.from_pylist(rows, schema=self._table.schema))
 

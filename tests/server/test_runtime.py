@@ -42,7 +42,7 @@ async def test_the_timer_demotes_a_stale_record_and_recall_still_finds_it_in_col
 
     assert found.structured_content is not None and warm.structured_content is not None
     assert [(m["id"], m["tier"]) for m in found.structured_content["memories"]][:1] == [(rid, "cold")]
-    assert f"[{rid} 2026-01-05 cold] The hackathon team name was Blue Otters" in text(found)
+    assert f"2026-01-05 cold:\n[{rid}] The hackathon team name was Blue Otters" in text(found)
     assert [m["id"] for m in warm.structured_content["memories"]] == [protected]
 
 

@@ -34,7 +34,7 @@ async def test_remember_then_recall_over_stdio_with_an_sdk_client(tmp_path: Path
     assert not stored.is_error and not found.is_error
     assert stored.structured_content is not None
     rid = stored.structured_content["stored"][0]["id"]
-    assert f"[{rid} " in text(found)
+    assert f"[{rid}] " in text(found)
     assert "The release train leaves every other Monday" in text(found)
     assert "memtiers serving namespace 'default'" in (tmp_path / "stderr.log").read_text()
 

@@ -28,9 +28,9 @@ from tests.sim.world import CRITICAL, IDENTITY, PREFERENCES, Ask, Day, script
 from tiers import recall as ranking
 from tiers.embedder import Embedder, FastEmbedder
 from tiers.hot import render
+from tiers.index import Scope
 from tiers.memory import Memory, MemorySettings
 from tiers.records import MemoryIn, Tier, tokens_of
-from tiers.store import Filters
 
 START = datetime(2026, 1, 5, tzinfo=UTC)  # a Monday
 RECALL_LIMIT = 10  # the recall tool's default
@@ -207,12 +207,14 @@ class LastQueryCache:
 
 
 def flat_recall(memory: Memory, query: str, hits: int) -> ranking.Packed:
-    """A flat store: every memory in one pool, no profile, the same hybrid search; counts no use."""
+    """A flat store: every memory in one pool, no profile, no tiers, the same ranking; counts no use."""
     vector = memory.embedder.embed([query])[0]
-    filters = Filters(tiers=(Tier.WARM, Tier.COLD))
-    k = max(memory.settings.candidates_per_search, hits * 3)
-    ranked = ranking.fuse(memory.store.vector_search(vector, k, filters), memory.store.text_search(query, k, filters))
-    return ranking.pack(ranked, {}, hits, None)
+    index = memory.store.index()
+    mask = index.mask(Scope((Tier.WARM, Tier.COLD)))
+    found = ranking.rank(index, vector, query, mask, memory.settings.recall, hits, cold=False)
+    records = memory.store.records(index, [position for position, _, _ in found])
+    ranked = [ranking.Ranked(r, score, cos) for r, (_, score, cos) in zip(records, found, strict=True)]
+    return ranking.pack(ranked, {}, hits, None, memory.settings.recall.grouped)
 
 
 def _final_checks(

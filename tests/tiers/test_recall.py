@@ -1,67 +1,193 @@
-"""Recall's packing: the text the model reads never passes the token budget, whatever the hits' lengths."""
+"""Recall: ranking over the in-memory index, packing under a budget, and the real path end to end."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import json
+from datetime import UTC, datetime, timedelta
 
+import numpy as np
+import pyarrow as pa
 import pytest
 
+from tiers.embedder import FastEmbedder
 from tiers.hot import Entry
-from tiers.recall import Ranked, fuse, pack, prefer_warm
-from tiers.records import Kind, Record, Tier
-from tiers.store import Hit
+from tiers.index import Index, Scope, terms
+from tiers.memory import Memory
+from tiers.recall import Packed, Ranked, RecallSettings, _lend_to_neighbours, pack, rank
+from tiers.records import Kind, MemoryIn, Record, Tier, tokens_of
+from tiers.store import schema
 
-T = datetime(2026, 3, 1, tzinfo=UTC)
+DAY = datetime(2026, 3, 1, 12, tzinfo=UTC)
+DIM = 4
 
 
-def ranked(content: str, number: int = 0, tier: Tier = Tier.WARM, similarity: float = 0.9) -> Ranked:
-    record = Record(f"{number:012x}", content, tier, Kind.NOTE, False, T, T)
-    return Ranked(record, 1.0, similarity)
+def _row(i: int, content: str, vector: list[float], day: int = 0, tier: Tier = Tier.WARM) -> dict[str, object]:
+    return {
+        "id": f"{i:012x}",
+        "hash": str(i),
+        "content": content,
+        "tier": tier.value,
+        "kind": Kind.NOTE.value,
+        "protected": False,
+        "tags": [],
+        "metadata": json.dumps({}),
+        "source": None,
+        "occurred_at": DAY + timedelta(days=day),
+        "created_at": DAY + timedelta(microseconds=i),
+        "forget_after": None,
+        "superseded_by": None,
+        "superseded_at": None,
+        "vector": (np.asarray(vector, np.float32) / np.linalg.norm(vector)).tolist(),
+    }
+
+
+def _index(rows: list[dict[str, object]]) -> Index:
+    return Index(1, pa.Table.from_pylist(rows, schema=schema(DIM)))
+
+
+def _record(i: int, content: str, day: int = 0, tier: Tier = Tier.WARM) -> Record:
+    when = DAY + timedelta(days=day)
+    return Record(f"{i:012x}", content, tier, Kind.NOTE, False, when, DAY + timedelta(microseconds=i))
+
+
+def _all(index: Index) -> np.ndarray:
+    return index.mask(Scope((Tier.WARM, Tier.COLD)))
+
+
+def test_terms_drop_stop_words_and_stem() -> None:
+    assert terms("The groups were running to the painting") == ["group", "run", "paint"]
+
+
+def test_bm25_ranks_the_row_with_the_rare_word_first() -> None:
+    index = _index([_row(0, "we talked about the weather", [1, 0, 0, 0]), _row(1, "the pottery class", [0, 1, 0, 0])])
+    scores = index.bm25("pottery weather class")
+    assert scores[1] > scores[0] > 0
+
+
+def test_episode_links_follow_the_stored_order_within_one_day() -> None:
+    rows = [_row(0, "a", [1, 0, 0, 0]), _row(1, "b", [0, 1, 0, 0]), _row(2, "c", [0, 0, 1, 0], day=1)]
+    index = _index(rows)
+    assert index.next.tolist() == [1, -1, -1]
+    assert index.prev.tolist() == [-1, 0, -1]
+
+
+def test_a_hit_lends_its_neighbour_a_share_of_its_score() -> None:
+    rows = [
+        _row(0, "did you go to the pottery class", [1, 0, 0, 0]),
+        _row(1, "yes, last friday", [0, 1, 0, 0]),
+        _row(2, "unrelated chatter", [0, 0.9, 0.1, 0]),
+    ]
+    index = _index(rows)
+    query = np.asarray([1, 0, 0, 0], np.float32)
+    settings = RecallSettings(neighbours=0.7)
+    with_neighbours = [p for p, _, _ in rank(index, query, "pottery class", _all(index), settings, 3, True)]
+    without = [
+        p for p, _, _ in rank(index, query, "pottery class", _all(index), settings.without("neighbours"), 3, True)
+    ]
+    assert with_neighbours[:2] == [0, 1]
+    assert without[0] == 0
+
+
+def test_default_tiers_rank_a_cold_row_just_below_an_equal_warm_one() -> None:
+    rows = [_row(0, "pottery class", [1, 0, 0, 0], tier=Tier.COLD), _row(1, "pottery class!", [1, 0, 0, 0])]
+    index = _index(rows)
+    found = rank(index, np.asarray([1, 0, 0, 0], np.float32), "pottery", _all(index), RecallSettings(), 2, True)
+    assert [p for p, _, _ in found] == [1, 0]
+    assert found[1][1] > 0
+
+
+def test_near_duplicates_drop_out_when_diversity_is_on() -> None:
+    rows = [_row(0, "pottery", [1, 0, 0, 0]), _row(1, "pottery", [1, 0.01, 0, 0]), _row(2, "kiln", [0.5, 0.5, 0, 0])]
+    index = _index(rows)
+    settings = RecallSettings(diversity=0.99, neighbours=0.0)
+    found = rank(index, np.asarray([1, 0, 0, 0], np.float32), "pottery", _all(index), settings, 3, True)
+    assert [p for p, _, _ in found] == [0, 2]
+
+
+def test_scope_keeps_only_the_asked_tiers_and_times() -> None:
+    rows = [_row(0, "a", [1, 0, 0, 0]), _row(1, "b", [1, 0, 0, 0], day=5, tier=Tier.COLD)]
+    index = _index(rows)
+    assert index.mask(Scope((Tier.WARM,))).tolist() == [True, False]
+    since = int((DAY + timedelta(days=1)).timestamp() * 1_000_000)
+    assert index.mask(Scope((Tier.WARM, Tier.COLD), since_us=since)).tolist() == [False, True]
+
+
+def _hits(count: int, length: int = 80) -> list[Ranked]:
+    return [Ranked(_record(i, f"memory {i} " + "x" * length, day=i % 3), 1.0 - i / 100, 0.5) for i in range(count)]
+
+
+def test_pack_never_passes_the_budget_and_says_how_many_it_left_out() -> None:
+    for budget in (32, 64, 100, 256, 512):
+        packed = pack(_hits(60), {}, 50, budget, grouped=True)
+        assert packed.tokens <= budget
+        assert packed.left_out == 50 - len(packed.hits)
+        assert packed.text.endswith(f"more left out by the {budget}-token budget)")
+
+
+def test_pack_groups_hits_by_day_oldest_first_under_one_header_each() -> None:
+    packed = pack(_hits(6, 10), {}, 10, None, grouped=True)
+    lines = packed.text.splitlines()
+    assert lines[0] == DAY.date().isoformat() + ":"
+    headers = [line for line in lines if not line.startswith("[")]
+    assert headers == sorted(headers) and len(headers) == 3
+    assert f"[{0:012x}] memory 0" in lines[1]
+
+
+def test_pack_names_the_tier_of_cold_days() -> None:
+    packed = pack([Ranked(_record(1, "old note", tier=Tier.COLD), 1.0, 0.5)], {}, 10, None, grouped=True)
+    assert packed.text.splitlines()[0].endswith(" cold:")
+
+
+def test_pack_without_hits_says_so() -> None:
+    assert pack([], {}, 10, 100).text == "no memories match"
+
+
+def test_packed_tokens_count_the_whole_text() -> None:
+    packed = Packed(text="x" * 9)
+    assert packed.tokens == tokens_of("x" * 9) == 3
+
+
+def test_recall_finds_a_cold_memory_and_the_answer_stored_after_the_question(
+    memory: Memory, embedder: FastEmbedder
+) -> None:
+    when = "2023-05-08T13:56:00+00:00"
+    turns = [
+        "Melanie: How did the adoption agency interview go?",
+        "Caroline: It went great, they approved my application last week!",
+        "Melanie: I painted a sunrise over the lake.",
+        "Caroline: I am thinking of learning the violin.",
+    ]
+    stored = memory.remember([MemoryIn(content=t, occurred_at=when) for t in turns], DAY)
+    memory.store.set_tier([s.id for s in stored], Tier.COLD)
+    packed = memory.recall("how did the adoption agency interview go", DAY, limit=2)
+    assert [h.record.id for h in packed.hits] == [stored[0].id, stored[1].id]
+    assert packed.text.splitlines()[0] == "2023-05-08 cold:"
+    budgeted = memory.recall("adoption agency", DAY, max_tokens=40)
+    assert budgeted.tokens <= 40 and budgeted.hits[0].record.id == stored[0].id
+
+
+def test_the_lent_share_shrinks_with_each_step_and_stops_at_the_reach() -> None:
+    index = _index([_row(i, f"turn {i}", [1, 0, 0, 0]) for i in range(4)])
+    fused = np.asarray([1.0, 0.0, 0.0, 0.0])
+    lent = _lend_to_neighbours(index, fused, _all(index), 0.5, 2)
+    assert lent.tolist() == [1.0, 0.5, 0.25, 0.0]
 
 
 @pytest.mark.parametrize("max_tokens", [32, 33, 40, 57, 100, 1_000])
 @pytest.mark.parametrize("with_profile", [False, True])
-def test_packed_text_never_passes_the_budget_for_any_mix_of_line_lengths(max_tokens: int, with_profile: bool) -> None:
-    profile = {"name": Entry("Ana", T), "diet": Entry("vegetarian", T)} if with_profile else {}
+@pytest.mark.parametrize("grouped", [False, True])
+def test_packed_text_never_passes_the_budget_for_any_mix_of_line_lengths(
+    max_tokens: int, with_profile: bool, grouped: bool
+) -> None:
+    when = datetime(2026, 3, 1, tzinfo=UTC)
+    profile = {"name": Entry("Ana", when), "diet": Entry("vegetarian", when)} if with_profile else {}
     for count in (1, 2, 3, 12, 150):
-        for length in range(1, 200, 3):
-            hits = [ranked("x" * length, i) for i in range(count)]
+        for length in range(1, 200, 7):
+            hits = [Ranked(_record(i, "x" * length, day=i % 4), 1.0, 0.9) for i in range(count)]
 
-            packed = pack(hits, profile, 200, max_tokens)
+            packed = pack(hits, profile, 200, max_tokens, grouped=grouped)
 
             assert len(packed.text) <= max_tokens * 4, (count, length, packed.text)
             assert len(packed.hits) + packed.left_out == count
             if packed.left_out:
                 assert packed.text.endswith(f"({packed.left_out} more left out by the {max_tokens}-token budget)")
-
-
-def test_without_a_budget_pack_takes_hits_up_to_the_limit() -> None:
-    hits = [ranked(f"memory {i}", i) for i in range(5)]
-
-    packed = pack(hits, {}, 3, None)
-
-    assert [h.record.content for h in packed.hits] == ["memory 0", "memory 1", "memory 2"]
-    assert packed.left_out == 0
-    assert packed.text == "\n".join(f"[{i:012x} 2026-03-01] memory {i}" for i in range(3))
-
-
-def test_an_empty_result_says_no_memories_match() -> None:
-    assert pack([], {}, 10, 100).text == "no memories match"
-
-
-def test_fusion_puts_a_record_found_by_both_searches_first_with_score_one() -> None:
-    both, vector_only, text_only = ranked("both", 1).record, ranked("v", 2).record, ranked("t", 3).record
-
-    fused = fuse([Hit(both, 0.8), Hit(vector_only, 0.7)], [Hit(both, 9.0), Hit(text_only, 5.0)])
-
-    assert fused[0].record.id == both.id
-    assert fused[0].score == pytest.approx(1.0)
-    assert {r.record.id: r.similarity for r in fused}[text_only.id] == 0.0
-
-
-def test_cold_hits_join_only_when_warm_has_too_few_good_ones() -> None:
-    warm = [ranked(f"w{i}", i, similarity=0.9) for i in range(3)]
-    cold = [ranked("c", 9, Tier.COLD, similarity=0.95)]
-
-    assert [r.record.content for r in prefer_warm(warm + cold, 3, 0.45)] == ["w0", "w1", "w2"]
-    assert [r.record.content for r in prefer_warm(warm + cold, 4, 0.45)] == ["w0", "w1", "w2", "c"]

@@ -1,0 +1,285 @@
+"""LoCoMo retrieval benchmark: recall under token budgets against flat BM25 and vector baselines.
+
+Per conversation, in a fresh store: every turn goes in through `Memory.remember` (what the
+`remember` tool runs), every question of categories 1-4 through `Memory.recall` (what the
+`recall` tool runs), and the budget is checked on `packed.text`, the only text the tool returns.
+Then a sweep months after the last session sends most turns cold and the questions are asked again.
+
+    .venv/bin/python -m tests.bench.locomo ../shared/datasets/locomo-dev/locomo-dev.json
+
+The dataset (Maharana et al., ACL 2024, CC BY-NC 4.0) is read from the path given, never copied.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import re
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from tiers import recall as ranking
+from tiers.embedder import FastEmbedder
+from tiers.memory import Memory, MemorySettings
+from tiers.records import MemoryIn, Tier
+from tiers.store import Filters
+
+BUDGETS = (256, 512, 1024, 2048)
+TOP_K = (5, 10)
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+BUDGET_LIMIT = 50  # the recall tool's default limit when max_tokens is given
+SWEEP_AFTER = timedelta(days=183)
+_SESSION = re.compile(r"^session_(\d+)$")
+
+
+@dataclass(frozen=True)
+class Turn:
+    dia_id: str
+    content: str
+    occurred_at: datetime
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    category: int
+    evidence: frozenset[str]
+
+
+@dataclass
+class Tally:
+    """recall_all and recall_frac sums per (system, setting, category)."""
+
+    all: dict[tuple[str, str, int], float] = field(default_factory=lambda: defaultdict(float))
+    frac: dict[tuple[str, str, int], float] = field(default_factory=lambda: defaultdict(float))
+    count: dict[int, int] = field(default_factory=lambda: defaultdict(int))
+
+    def add(self, system: str, setting: str, question: Question, found: set[str]) -> None:
+        hit = len(question.evidence & found)
+        self.all[(system, setting, question.category)] += float(hit == len(question.evidence))
+        self.frac[(system, setting, question.category)] += hit / len(question.evidence)
+
+    def score(self, metric: str, system: str, setting: str, category: int | None) -> float:
+        sums = self.all if metric == "all" else self.frac
+        cats = [category] if category else list(CATEGORIES)
+        total = sum(self.count[c] for c in cats)
+        return sum(sums[(system, setting, c)] for c in cats) / max(total, 1)
+
+
+def parse_session_time(text: str) -> datetime:
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+
+
+def load_turns(conversation: dict[str, Any]) -> list[list[Turn]]:
+    """Turns grouped by session, in session order; the content is `speaker: text` plus the image caption."""
+    sessions: list[list[Turn]] = []
+    numbers = sorted(int(m.group(1)) for key in conversation if (m := _SESSION.match(key)))
+    for number in numbers:
+        turns = conversation[f"session_{number}"]
+        if not turns:
+            continue
+        when = parse_session_time(conversation[f"session_{number}_date_time"])
+        session = []
+        for turn in turns:
+            content = f"{turn['speaker']}: {turn['text']}"
+            if turn.get("blip_caption"):
+                content += f" [shares an image: {turn['blip_caption']}]"
+            session.append(Turn(turn["dia_id"], content, when))
+        sessions.append(session)
+    return sessions
+
+
+def load_questions(qa: list[dict[str, Any]], known: set[str]) -> tuple[list[Question], int]:
+    """Questions of categories 1-4 with their evidence cleaned as the dataset's README says."""
+    questions, dropped = [], 0
+    for item in qa:
+        if item["category"] not in CATEGORIES:
+            continue
+        ids = {part.strip() for ref in item["evidence"] for part in re.split(r"[;,\s]+", ref) if part.strip()}
+        ids &= known
+        if not ids:
+            dropped += 1
+            continue
+        questions.append(Question(item["question"], item["category"], frozenset(ids)))
+    return questions, dropped
+
+
+def settings_list() -> list[tuple[str, int, int | None]]:
+    """(label, limit, max_tokens) as the recall tool would pass them."""
+    return [(f"{b} tok", BUDGET_LIMIT, b) for b in BUDGETS] + [(f"k={k}", k, None) for k in TOP_K]
+
+
+def baseline_pack(hits: Sequence[Any], limit: int, max_tokens: int | None, grouped: bool) -> ranking.Packed:
+    """A flat ranking packed exactly as recall packs its own (same lines, same budget rule)."""
+    ranked = [ranking.Ranked(h.record, 1.0 - i / max(len(hits), 1), h.score) for i, h in enumerate(hits)]
+    return ranking.pack(ranked, {}, limit, max_tokens, grouped)
+
+
+def found_ids(packed: ranking.Packed, covers: dict[str, set[str]]) -> set[str]:
+    out: set[str] = set()
+    for hit in packed.hits:
+        out |= covers.get(hit.record.id, set())
+        dia = hit.record.metadata.get("dia_id")
+        if isinstance(dia, str):
+            out.add(dia)
+    return out
+
+
+def ask_all(
+    memory: Memory,
+    questions: list[Question],
+    covers: dict[str, set[str]],
+    now: datetime,
+    tally: Tally,
+    system: str,
+    latencies: list[float],
+    baselines: bool,
+) -> None:
+    for question in questions:
+        for label, limit, budget in settings_list():
+            start = time.perf_counter()
+            packed = memory.recall(question.text, now, limit=limit, max_tokens=budget)
+            latencies.append(time.perf_counter() - start)
+            if budget is not None and packed.tokens > budget:
+                raise AssertionError(f"recall returned {packed.tokens} tokens over a {budget}-token budget")
+            tally.add(system, label, question, found_ids(packed, covers))
+        if not baselines:
+            continue
+        flat = Filters(tiers=(Tier.WARM, Tier.COLD))
+        grouped = memory.settings.recall.grouped
+        vector = memory.embedder.embed([question.text])[0]
+        lists = {
+            "BM25": memory.store.text_search(question.text, 100, flat),
+            "vector": memory.store.vector_search(vector, 100, flat),
+        }
+        for name, hits in lists.items():
+            for label, limit, budget in settings_list():
+                tally.add(name, label, question, found_ids(baseline_pack(hits, limit, budget, grouped), covers))
+
+
+def run_conversation(
+    sample: dict[str, Any],
+    embedder: FastEmbedder,
+    settings: MemorySettings,
+    tally: Tally,
+    after: Tally,
+    latencies: dict[str, list[float]],
+    sweep: bool,
+) -> dict[str, Any]:
+    sessions = load_turns(sample["conversation"])
+    turns = [t for s in sessions for t in s]
+    questions, dropped = load_questions(sample["qa"], {t.dia_id for t in turns})
+    for q in questions:
+        tally.count[q.category] += 1
+        after.count[q.category] += 1
+    now = max(t.occurred_at for t in turns) + timedelta(days=1)
+    covers: dict[str, set[str]] = defaultdict(set)
+    with tempfile.TemporaryDirectory(prefix="memtiers-locomo-") as tmp:
+        memory = Memory(Path(tmp) / "ns", embedder, settings)
+        try:
+            for session in sessions:
+                items = [
+                    MemoryIn(content=t.content, occurred_at=t.occurred_at.isoformat(), metadata={"dia_id": t.dia_id})
+                    for t in session
+                ]
+                for turn, stored in zip(session, memory.remember(items, now), strict=True):
+                    covers[stored.duplicate_of or stored.id].add(turn.dia_id)
+            ask_all(memory, questions, covers, now, tally, "memtiers", latencies["warm"], baselines=True)
+            info: dict[str, Any] = {"id": sample["sample_id"], "turns": len(turns), "questions": len(questions)}
+            info["dropped"] = dropped
+            if sweep:
+                at = now + SWEEP_AFTER
+                memory.sweep(at)
+                info["cold"], info["warm"] = memory.store.count(Tier.COLD), memory.store.count(Tier.WARM)
+                ask_all(memory, questions, covers, at, after, "memtiers", latencies["swept"], baselines=False)
+        finally:
+            memory.close()
+    return info
+
+
+def table(tally: Tally, systems: Sequence[str], metric: str) -> list[str]:
+    labels = [label for label, _, _ in settings_list()]
+    lines = [
+        f"| recall_{metric} | cat | " + " | ".join(labels) + " |",
+        "| --- | --- |" + " --- |" * len(labels),
+    ]
+    for system in systems:
+        for category in [None, *CATEGORIES]:
+            name = "overall" if category is None else f"{category} {CATEGORIES[category]}"
+            cells = [f"{tally.score(metric, system, label, category):.3f}" for label in labels]
+            lines.append(f"| {system} | {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))] * 1000
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("dataset", type=Path, help="a LoCoMo-format JSON file")
+    parser.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
+    parser.add_argument("--no-sweep", action="store_true", help="skip the after-sweep table")
+    parser.add_argument("--off", nargs="*", default=[], help="recall techniques to switch off (ablation)")
+    args = parser.parse_args(argv)
+
+    data = json.loads(args.dataset.read_text())[: args.conversations]
+    embedder = FastEmbedder()
+    embedder.load()
+    embedder.embed(["warm up"])
+    recall_settings = ranking.RecallSettings().without(*args.off)
+    settings = MemorySettings(recall=recall_settings)
+    tally, after = Tally(), Tally()
+    latencies: dict[str, list[float]] = {"warm": [], "swept": []}
+    started = time.perf_counter()
+    infos = []
+    for sample in data:
+        info = run_conversation(sample, embedder, settings, tally, after, latencies, not args.no_sweep)
+        infos.append(info)
+        print(f"# {info}", file=sys.stderr, flush=True)
+    elapsed = time.perf_counter() - started
+    out = [
+        f"LoCoMo retrieval, {args.dataset.name}: {len(data)} conversations, "
+        f"{sum(tally.count.values())} questions (categories 1-4; "
+        + ", ".join(f"{c}: {tally.count[c]}" for c in CATEGORIES)
+        + f"), {sum(i['dropped'] for i in infos)} dropped for having no valid evidence",
+        f"recall settings: {recall_settings.describe()}",
+        f"run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.machine()} {platform.system()}, "
+        f"Python {platform.python_version()}, {len(__import__('os').sched_getaffinity(0))} cores, {elapsed:.0f} s",
+        "",
+        *table(tally, ["memtiers", "BM25", "vector"], "all"),
+        "",
+        *table(tally, ["memtiers", "BM25", "vector"], "frac"),
+        "",
+        f"recall latency (model loaded, {len(latencies['warm'])} calls): "
+        f"p50 {percentile(latencies['warm'], 50):.1f} ms, p99 {percentile(latencies['warm'], 99):.1f} ms",
+    ]
+    if not args.no_sweep:
+        cold = sum(i["cold"] for i in infos)
+        total = cold + sum(i["warm"] for i in infos)
+        out += [
+            "",
+            f"after `sweep` at {SWEEP_AFTER.days} days past each conversation's last session: "
+            f"{cold} of {total} records cold ({cold / max(total, 1):.0%}); default tiers",
+            *table(after, ["memtiers"], "all"),
+            "",
+            *table(after, ["memtiers"], "frac"),
+            "",
+            f"recall latency after the sweep ({len(latencies['swept'])} calls): "
+            f"p50 {percentile(latencies['swept'], 50):.1f} ms, p99 {percentile(latencies['swept'], 99):.1f} ms",
+        ]
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
