@@ -50,7 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _offline(args: argparse.Namespace, settings: Settings) -> int:
     from tiers.embedder import FastEmbedder
-    from tiers.memory import Memory, reembed
+    from tiers.memory import Memory
+    from tiers.reembed import reembed
 
     embedder = FastEmbedder(settings.embed_model, cache_dir=settings.model_cache)
     if args.command == "reembed":

@@ -16,7 +16,8 @@ from mcp.shared.subscriptions import ResourceUpdated
 from server.settings import Settings
 from tiers.embedder import FastEmbedder
 from tiers.errors import MemtiersError
-from tiers.memory import Memory, SweepReport
+from tiers.memory import Memory
+from tiers.outcomes import SweepReport
 
 log = logging.getLogger("memtiers")
 PROFILE_URI = "memory://profile"

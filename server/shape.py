@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tiers.hot import Entry, render
-from tiers.memory import Forgotten, Promoted, Stored
+from tiers.outcomes import Forgotten, Promoted, Stored
 from tiers.recall import Packed
 from tiers.records import tokens_of
 from tiers.timeparse import iso

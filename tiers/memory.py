@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from tiers import recall as ranking
+from tiers.candidates import Candidates
 from tiers.classify import classify
 from tiers.embedder import Embedder
 from tiers.errors import InvalidInput, NotFound, ProfileCapExceeded
@@ -24,8 +25,9 @@ from tiers.hot import Entry, HotProfile, check_key, with_value
 from tiers.index import Scope
 from tiers.ledger import Ledger, Move, Usage
 from tiers.locking import file_lock
+from tiers.outcomes import Forgotten, ProfileChange, Promoted, Stored, SweepReport
 from tiers.records import MAX_BATCH, Kind, MemoryIn, Record, Tier, content_hash
-from tiers.rules import Plan, Planned, hot_rid, plan_sweep, record_heat
+from tiers.rules import Plan, hot_rid, plan_sweep, record_heat
 from tiers.store import Store, check_id
 from tiers.timeparse import as_utc, parse_deadline, parse_time
 
@@ -42,52 +44,6 @@ class MemorySettings:
     candidates_per_search: int = 50
     heat_candidates: int = 20
     recall: ranking.RecallSettings = field(default_factory=ranking.RecallSettings)
-
-
-@dataclass(frozen=True)
-class Stored:
-    """What `remember` did with one memory."""
-
-    id: str
-    tier: Tier
-    kind: Kind
-    protected: bool
-    duplicate_of: str | None = None
-    profile_key: str | None = None
-    note: str | None = None
-
-
-@dataclass(frozen=True)
-class Promoted:
-    id: str
-    tier: Tier
-    outcome: str  # promoted | already_hot | already_warm
-    key: str | None = None
-    src: Tier | None = None
-
-
-@dataclass(frozen=True)
-class Forgotten:
-    id: str
-    tier: Tier
-    orphaned_profile_keys: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class SweepReport:
-    at: datetime
-    dry_run: bool
-    moves: tuple[Planned, ...]
-    hot_candidates: tuple[tuple[str, float], ...]
-
-
-@dataclass(frozen=True)
-class ProfileChange:
-    entries: dict[str, Entry]
-    tokens: int
-    cap_tokens: int
-    demoted: tuple[str, ...] = ()
-    candidates: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -122,6 +78,7 @@ class Memory:
         self._lock_path = folder / "write.lock"
         self._store: Store | None = None
         self._profile_vectors: dict[str, np.ndarray] = {}
+        self._candidates = Candidates(self.ledger, self.hot, lambda: self.store, self.settings.heat_candidates)
 
     @property
     def store(self) -> Store:
@@ -250,7 +207,7 @@ class Memory:
             except ProfileCapExceeded as exc:
                 # Never dropped in silence: the fact stays warm and protected, and `profile` lists it.
                 self.ledger.link(key, [(stored.id, value)])
-                self._add_candidate(stored.id, key, "profile full", value=value)
+                self._candidates.add(stored.id, key, "profile full", value=value)
                 note = f"kept warm and protected; a candidate for the profile as {key!r}, which is full: {exc}"
                 out.append(_with(stored, note=note))
                 continue
@@ -375,43 +332,8 @@ class Memory:
         return self.hot.entries()
 
     def candidates(self) -> tuple[dict[str, Any], ...]:
-        """Records proposed for the profile (facts that did not fit under the cap, hot records by heat),
-        less those already in it or forgotten since."""
-        raw = self.ledger.get_state("hot_candidates")
-        if not raw:
-            return ()
-        in_profile = {rid for entry in self.hot.entries().values() for rid in entry.sources}
-        listed = [c for c in json.loads(raw) if c["id"] not in in_profile]
-        alive = self.store.get([c["id"] for c in listed])
-        return tuple(c for c in listed if c["id"] in alive)
-
-    def _add_candidate(
-        self, rid: str, key: str | None, reason: str, heat: float | None = None, value: str | None = None
-    ) -> None:
-        current = [c for c in self.candidates() if c["id"] != rid]
-        current.append({"id": rid, "key": key, "reason": reason, "heat": heat, "value": value})
-        self.ledger.set_state("hot_candidates", json.dumps(current))
-
-    def _drop_candidates(self, rids: Sequence[str]) -> None:
-        current = self.candidates()
-        kept = [c for c in current if c["id"] not in rids]
-        if len(kept) != len(current):
-            self.ledger.set_state("hot_candidates", json.dumps(kept))
-
-    def _refresh_candidates(self, plan: Plan) -> None:
-        """Keep the candidates that are still true; heat candidates are replaced by this sweep's."""
-        sourced = {rid for entry in self.hot.entries().values() for rid in entry.sources}
-        kept = [c for c in self.candidates() if c["reason"] != "heat"]
-        fresh = plan.hot_candidates[: self.settings.heat_candidates]
-        records = self.store.get([c["id"] for c in kept] + [rid for rid, _ in fresh])
-        alive = {rid for rid, r in records.items() if not r.superseded_by and rid not in sourced}
-        out = [c for c in kept if c["id"] in alive]
-        for rid, value in fresh:
-            if rid in alive and all(c["id"] != rid for c in out):
-                key = records[rid].metadata.get("profile_key")
-                out.append({"id": rid, "key": key, "reason": "heat", "heat": round(value, 2), "value": None})
-        if out != list(self.candidates()):
-            self.ledger.set_state("hot_candidates", json.dumps(out))
+        """Records proposed for the profile, less those already in it, forgotten or superseded since."""
+        return self._candidates.listed()
 
     def recall(
         self,
@@ -511,7 +433,7 @@ class Memory:
             with file_lock(self._lock_path):
                 self.store.set_tier([rid], Tier.WARM)
         self.ledger.touch([rid], now)
-        self._drop_candidates([rid])
+        self._candidates.drop([rid])
         return Promoted(rid, Tier.HOT, "promoted", key, src=record.tier)
 
     def forget(self, rid: str, now: datetime) -> Forgotten:
@@ -523,7 +445,7 @@ class Memory:
             self.store.delete(rid)
         self.ledger.forget(rid)
         self.ledger.log([Move(now, rid, record.tier.value, "gone", "forget", heat_then)])
-        self._drop_candidates([rid])
+        self._candidates.drop([rid])
         orphaned: list[str] = []
         with self.hot.editing() as entries:
             for key, entry in list(entries.items()):
@@ -563,7 +485,7 @@ class Memory:
                 self._demote_entries(old, now, idle)  # written to warm before the entries leave the profile
                 for key, _, _ in old:
                     del entries[key]
-        self._refresh_candidates(plan)
+        self._candidates.refresh(plan)
 
     def moves(self, rid: str | None = None, limit: int = 100) -> list[Move]:
         """The move log, newest first: all of it, or one record's (with the profile entries it stated) or one key's."""
@@ -593,20 +515,6 @@ class Memory:
             "lance_bytes": size,
             "lance_versions": self.store.versions(),
         }
-
-
-def reembed(folder: Path, embedder: Embedder, batch: int = 256) -> int:
-    """Re-embed every record of the store in `folder` with `embedder`, keeping ids, tiers and history."""
-    with file_lock(folder / "write.lock"):
-        store = Store.as_recorded(folder)
-        rows = store.scan()
-        for start in range(0, len(rows), batch):
-            chunk = rows[start : start + batch]
-            vectors = embedder.embed([row["content"] for row in chunk])
-            for row, vector in zip(chunk, vectors, strict=True):
-                row["vector"] = vector.tolist()
-        store.rebind(embedder.name, embedder.dim, rows)
-    return len(rows)
 
 
 def _micros(value: datetime | None) -> int | None:

@@ -12,8 +12,9 @@ import pytest
 
 from tiers.embedder import FastEmbedder
 from tiers.errors import ModelMismatch
-from tiers.memory import Memory, reembed
+from tiers.memory import Memory
 from tiers.records import MemoryIn, Tier
+from tiers.reembed import reembed
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 

@@ -1,0 +1,57 @@
+"""What the memory's operations did, as values: expected outcomes are results, not exceptions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from tiers.hot import Entry
+from tiers.records import Kind, Tier
+from tiers.rules import Planned
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What `remember` did with one memory."""
+
+    id: str
+    tier: Tier
+    kind: Kind
+    protected: bool
+    duplicate_of: str | None = None
+    profile_key: str | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Promoted:
+    id: str
+    tier: Tier
+    outcome: str  # promoted | already_hot | already_warm
+    key: str | None = None
+    src: Tier | None = None
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    id: str
+    tier: Tier
+    orphaned_profile_keys: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    at: datetime
+    dry_run: bool
+    moves: tuple[Planned, ...]
+    hot_candidates: tuple[tuple[str, float], ...]
+
+
+@dataclass(frozen=True)
+class ProfileChange:
+    entries: dict[str, Entry]
+    tokens: int
+    cap_tokens: int
+    demoted: tuple[str, ...] = ()
+    candidates: tuple[dict[str, Any], ...] = ()
