@@ -203,7 +203,7 @@ class Memory:
             # The rules key only a name; the model reads it every turn without recalling it, so it is pinned.
             pin = () if item.key else (key,)
             try:
-                self._set_profile({key: value}, now, pin=pin, sources={key: (stored.id,)}, rule="remember")
+                self.set_profile({key: value}, now, pin=pin, sources={key: (stored.id,)}, rule="remember")
             except ProfileCapExceeded as exc:
                 # Never dropped in silence: the fact stays warm and protected, and `profile` lists it.
                 self.ledger.link(key, [(stored.id, value)])
@@ -228,22 +228,14 @@ class Memory:
         unpin: Sequence[str] = (),
         sources: dict[str, tuple[str, ...]] | None = None,
         rule: str = "profile",
-    ) -> ProfileChange:
-        """Change the profile; a replaced or removed value goes down to warm as a record, never lost."""
-        return self._set_profile(values, now, unset, pin, unpin, sources, rule)
-
-    def _set_profile(
-        self,
-        values: dict[str, str],
-        now: datetime,
-        unset: Sequence[str] = (),
-        pin: Sequence[str] = (),
-        unpin: Sequence[str] = (),
-        sources: dict[str, tuple[str, ...]] | None = None,
-        rule: str = "profile",
+        *,
         src: Tier = Tier.WARM,
         heat_then: float | None = None,
     ) -> ProfileChange:
+        """Change the profile; a replaced or removed value goes down to warm as a record, never lost.
+
+        `src` and `heat_then` describe, for the move log, the record a value came from.
+        """
         sources = sources or {}
         moves: list[Move] = []
         changed: list[str] = []
@@ -428,7 +420,7 @@ class Memory:
         current = self.hot.entries().get(key)
         if current is not None and current.value == value and rid in current.sources:
             return Promoted(rid, Tier.HOT, "already_hot", key, src=Tier.HOT)
-        self._set_profile({key: value}, now, sources={key: given}, rule="promote", src=record.tier, heat_then=heat_then)
+        self.set_profile({key: value}, now, sources={key: given}, rule="promote", src=record.tier, heat_then=heat_then)
         if record.tier is Tier.COLD:
             with file_lock(self._lock_path):
                 self.store.set_tier([rid], Tier.WARM)
