@@ -26,7 +26,7 @@ class RecallSettings:
 
     text_weight: float = 1.0  # weight of the BM25 ranking against the vector ranking
     rrf_k: float = 10.0  # reciprocal-rank constant: 10 trusts the top ranks more than the usual 60
-    score_mix: float = 1.0  # weight of each signal's own score (median to best, as 0 to 1) beside its rank
+    score_mix: float = 2.0  # weight of each signal's own score (median to best, as 0 to 1) beside its rank
     expansion: float = 0.0  # weight of a second vector round, the query moved toward its best hits
     neighbours: float = 0.75  # share of its score a hit lends the rows stored just before and after it
     reach: int = 2  # how many rows before and after a hit it lends to, the share shrinking with each step
