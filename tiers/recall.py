@@ -34,7 +34,9 @@ class RecallSettings:
     cold_penalty: float = 0.1  # default tiers: share of its score a cold row loses against a warm one
     grouped: bool = True  # one date header per day instead of an id-and-date prefix per line
     perspective: bool = True  # a query about "the user" is also searched in the first person, as users speak
-    durable: int = 4  # for a query about the user, its best few durable facts by meaning are sure of a place
+    durable: int = (
+        4  # for a query about the user, its best few durable facts by meaning (at most half the limit) keep a place
+    )
     when: bool = True  # a question asking "when" also matches, by words, the rows that say a time
     dated: bool = True  # a query naming a date also matches, by words, the rows of that date (or that say it)
     kind_match: float = 0.4  # cosine to a durable kind's name ("my health") at which a query lists that kind first
@@ -205,6 +207,7 @@ def _with_durable(
     asked about in other words than they were said in; ranked among their own kind they surface.
     """
     shown = set(order[:limit])
+    count = min(count, limit // 2)  # never more than half the answer, so the best hits always stay
     extra = [int(i) for i in _best(cosine, np.flatnonzero(mask & index.durable), count) if int(i) not in shown]
     if not extra:
         return order

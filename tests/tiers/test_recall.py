@@ -243,6 +243,7 @@ def test_a_query_about_the_user_keeps_room_for_its_best_durable_facts() -> None:
     assert 6 in about_user and len(about_user) == 3
     assert 6 not in about_other
     assert 6 not in [p for p, _, _ in rank(index, query, "what do I have", _all(index), off, 3, True)]
+    assert [p for p, _, _ in rank(index, query, "what do I have", _all(index), settings, 1, True)] == about_other[:1]
 
 
 def test_a_query_about_a_durable_kind_lists_its_facts_first() -> None:
