@@ -346,12 +346,18 @@ class Memory:
         default = tiers is None
         if default:
             searched = (Tier.WARM, Tier.COLD)
-        vector = self.embedder.embed([query])[0]
+        forms = ranking.query_forms(query, self.settings.recall)
+        vectors = self.embedder.embed(forms)
+        vector = vectors[0]
         ranked: list[ranking.Ranked] = []
         if searched:
             index = self.store.index()
             scope = Scope(searched, tuple(tags), _micros(since), _micros(until))
-            found = ranking.rank(index, vector, query, index.mask(scope), self.settings.recall, limit, default)
+            mask = index.mask(scope)
+            kinds = ranking.asked_kinds(
+                self._vectors_of(list(ranking.KIND_NAMES.values())), vectors, self.settings.recall.kind_match
+            )
+            found = ranking.rank(index, vectors, forms[-1], mask, self.settings.recall, limit, default, kinds)
             records = self.store.records(index, [position for position, _, _ in found])
             ranked = [
                 ranking.Ranked(record, score, similarity)
@@ -363,15 +369,20 @@ class Memory:
         self.ledger.touch([hot_rid(k) for k in packed.profile], now)
         return packed
 
+    def _vectors_of(self, texts: list[str]) -> np.ndarray:
+        """Vectors of short texts recall compares queries with (profile entries, kind names), embedded once."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._profile_vectors]
+        if missing:
+            for text, vec in zip(missing, self.embedder.embed(missing), strict=True):
+                self._profile_vectors[text] = vec
+        return np.stack([self._profile_vectors[t] for t in texts])
+
     def _matching_profile(self, query: str, vector: np.ndarray) -> dict[str, Entry]:
         entries = self.hot.entries()
         if not entries:
             return {}
         texts = {key: f"{key.replace('_', ' ').replace('.', ' ')}: {e.value}" for key, e in entries.items()}
-        missing = [t for t in texts.values() if t not in self._profile_vectors]
-        if missing:
-            for text, vec in zip(missing, self.embedder.embed(missing), strict=True):
-                self._profile_vectors[text] = vec
+        self._vectors_of(list(texts.values()))
         words = {w for w in query.lower().split() if len(w) > 3}
         matched = {}
         for key, text in texts.items():

@@ -5,6 +5,7 @@ The text built here is exactly what the model reads, so the budget is checked on
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -12,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from tiers.hot import Entry
-from tiers.index import Index
-from tiers.records import Record, Tier, tokens_of
+from tiers.index import TIME_TERM, Index, asked_dates
+from tiers.records import Kind, Record, Tier, tokens_of
 
 DEPTH = 200  # ranks past this add nothing to the fusion
 _OFF = {"rrf_k": 60.0, "text_weight": 0.0}  # rrf_k "off" is the customary constant
@@ -25,13 +26,20 @@ class RecallSettings:
 
     text_weight: float = 1.0  # weight of the BM25 ranking against the vector ranking
     rrf_k: float = 10.0  # reciprocal-rank constant: 10 trusts the top ranks more than the usual 60
-    score_mix: float = 1.0  # weight of each signal's own score (median to best, as 0 to 1) beside its rank
+    score_mix: float = 2.0  # weight of each signal's own score (median to best, as 0 to 1) beside its rank
     expansion: float = 0.0  # weight of a second vector round, the query moved toward its best hits
     neighbours: float = 0.75  # share of its score a hit lends the rows stored just before and after it
     reach: int = 2  # how many rows before and after a hit it lends to, the share shrinking with each step
     diversity: float = 0.0  # cosine above which a hit is a near-duplicate of a better one and drops out
     cold_penalty: float = 0.1  # default tiers: share of its score a cold row loses against a warm one
     grouped: bool = True  # one date header per day instead of an id-and-date prefix per line
+    perspective: bool = True  # a query about "the user" is also searched in the first person, as users speak
+    durable: int = (
+        4  # for a query about the user, its best few durable facts by meaning (at most half the limit) keep a place
+    )
+    when: bool = True  # a question asking "when" also matches, by words, the rows that say a time
+    dated: bool = True  # a query naming a date also matches, by words, the rows of that date (or that say it)
+    kind_match: float = 0.4  # cosine to a durable kind's name ("my health") at which a query lists that kind first
 
     def without(self, *names: str) -> RecallSettings:
         """These settings with the named techniques switched off."""
@@ -67,6 +75,51 @@ class Packed:
         return tokens_of(self.text)
 
 
+_WHEN = re.compile(r"\b(?:when|what (?:date|day|year|month|time)|how long ago)\b", re.IGNORECASE)
+_ABOUT_USER = re.compile(r"\b(?:I|me|my|mine|myself|the user|user's)\b|\bI'", re.IGNORECASE)
+_MODALS = "can|could|will|would|should|shall|may|might|must"
+_POSSESSIVE = re.compile(r"\bthe\s+user['’]s\b", re.IGNORECASE)
+_ASKED = re.compile(rf"\b(does|do|did|is|was|has|had|{_MODALS})\s+the\s+user\b", re.IGNORECASE)
+_STATED = re.compile(rf"\bthe\s+user\s+(is|was|has|does|{_MODALS}|\w+(?:s|ed))\b", re.IGNORECASE)
+_OBJECT = re.compile(r"\bthe\s+user\b(?=\s*(?:[?!.,;:]|$|\s(?:about|for|to|with|on|in|at)\b))", re.IGNORECASE)
+_FIRST = {"does": "do", "is": "am", "has": "have"}
+
+
+def first_person(query: str) -> str | None:
+    """`query` as the user would say it ("what does the user eat?" -> "what do I eat?"), or None if it names no user.
+
+    Agents ask about "the user" while users speak of themselves as "I" and "my": the stored words and
+    the embedding both follow the speaker's person, so a third-person query misses first-person facts.
+    """
+    out = _POSSESSIVE.sub("my", query)
+    out = _ASKED.sub(lambda m: f"{_FIRST.get(m.group(1).lower(), m.group(1))} I", out)
+    out = _STATED.sub(lambda m: f"I {_FIRST.get(m.group(1).lower(), m.group(1))}", out)
+    out = _OBJECT.sub("me", out)
+    return out if out != query else None
+
+
+def query_forms(query: str, settings: RecallSettings) -> list[str]:
+    """The texts a query is searched as: itself, and in the first person when it asks about the user.
+
+    Vectors are taken from every form (a row's cosine is its best); words from the last form only.
+    """
+    if settings.perspective:
+        rewritten = first_person(query)
+        if rewritten:
+            return [query, rewritten]
+    return [query]
+
+
+# What a query about a durable kind sounds like, in the first person as its facts are said.
+KIND_NAMES = {
+    Kind.HEALTH: "my health",
+    Kind.IDENTITY: "my identity",
+    Kind.PREFERENCE: "my preferences",
+    Kind.CONSTRAINT: "my rules",
+    Kind.RELATIONSHIP: "my relationships",
+}
+
+
 def _rrf(scores: np.ndarray, candidates: np.ndarray, k: float) -> np.ndarray:
     """Reciprocal-rank contribution of each row by its rank among `candidates` (0 past DEPTH)."""
     out = np.zeros(len(scores), dtype=np.float64)
@@ -88,14 +141,27 @@ def _signal(scores: np.ndarray, candidates: np.ndarray, settings: RecallSettings
 
 
 def rank(
-    index: Index, vector: np.ndarray, query: str, mask: np.ndarray, settings: RecallSettings, limit: int, cold: bool
+    index: Index,
+    vector: np.ndarray,
+    query: str,
+    mask: np.ndarray,
+    settings: RecallSettings,
+    limit: int,
+    cold: bool,
+    kinds: Sequence[str] = (),
 ) -> list[tuple[int, float, float]]:
-    """The best `limit` rows as (position, score, cosine); `cold` applies the cold penalty (default tiers)."""
+    """The best `limit` rows as (position, score, cosine); `cold` applies the cold penalty (default tiers).
+
+    `kinds`: durable kinds the query asks about as a whole; their current facts come first, by meaning.
+    """
     candidates = np.flatnonzero(mask)
     if not len(candidates):
         return []
     cosine = index.cosine(vector)
-    words = index.bm25(query)
+    extra = [TIME_TERM] if settings.when and _WHEN.search(query) else []
+    if settings.dated:
+        extra += asked_dates(query)
+    words = index.bm25(query, extra)
     fused = _signal(cosine, candidates, settings)
     fused += settings.text_weight * _signal(words, candidates[words[candidates] > 0], settings)
     top_weight = (1.0 + settings.text_weight) * (1.0 + settings.score_mix)
@@ -108,9 +174,14 @@ def rank(
         fused[index.tier == Tier.COLD.value] *= 1.0 - settings.cold_penalty
     if settings.neighbours:
         fused = _lend_to_neighbours(index, fused, mask, settings.neighbours, settings.reach)
+    if kinds:
+        listed = mask & index.durable & np.isin(index.kind, list(kinds))
+        fused[listed] = float(fused.max()) + 1.0 + cosine[listed]
     order = [int(i) for i in _best(fused, np.flatnonzero(mask & (fused > 0)), 4 * limit)]
     if settings.diversity:
         order = _without_near_duplicates(index, order, settings.diversity, limit)
+    if settings.durable and _ABOUT_USER.search(query):
+        order = _with_durable(index, order, fused, cosine, mask, settings.durable, limit)
     return [(i, float(fused[i]), float(cosine[i])) for i in order[:limit]]
 
 
@@ -121,10 +192,41 @@ def _best(scores: np.ndarray, candidates: np.ndarray, count: int) -> np.ndarray:
     return candidates[np.argsort(-scores[candidates], kind="stable")]
 
 
+def _with_durable(
+    index: Index,
+    order: list[int],
+    fused: np.ndarray,
+    cosine: np.ndarray,
+    mask: np.ndarray,
+    count: int,
+    limit: int,
+) -> list[int]:
+    """The best few durable facts take the places of the weakest hits if they did not make the limit.
+
+    Durable facts (identity, preferences, constraints, relationships, health) are few, said once and
+    asked about in other words than they were said in; ranked among their own kind they surface.
+    """
+    shown = set(order[:limit])
+    count = min(count, limit // 2)  # never more than half the answer, so the best hits always stay
+    extra = [int(i) for i in _best(cosine, np.flatnonzero(mask & index.durable), count) if int(i) not in shown]
+    if not extra:
+        return order
+    kept = order[: max(limit - len(extra), 0)]
+    return sorted(kept + extra, key=lambda i: -fused[i])
+
+
+def asked_kinds(names: np.ndarray, vectors: np.ndarray, threshold: float) -> list[str]:
+    """The durable kinds whose name (rows of `names`, in KIND_NAMES order) a query's forms come close to."""
+    if not threshold:
+        return []
+    best = (names @ np.atleast_2d(vectors).T).max(axis=1)
+    return [kind.value for kind, score in zip(KIND_NAMES, best, strict=True) if score >= threshold]
+
+
 def _expanded(index: Index, vector: np.ndarray, fused: np.ndarray, candidates: np.ndarray) -> np.ndarray:
     """Cosine to the query moved halfway toward its three best hits: finds what they lead to."""
     best = _best(fused, candidates, 3)
-    moved = vector + index.vectors[best].mean(axis=0)
+    moved = (vector if vector.ndim == 1 else vector[0]) + index.vectors[best].mean(axis=0)
     return index.cosine(moved / max(float(np.linalg.norm(moved)), 1e-12))
 
 

@@ -395,7 +395,9 @@ HOW_TO_READ = """\
 - **Tokens per turn, memtiers**: the hot profile (which the host reads every turn) plus the text
   `recall` returned, at 4 characters a token. **Flat store**: the same hybrid search (vector and full
   text, fused) over every record in one pool, no profile, no tiers, returning as many hits as memtiers'
-  recall did, rendered the same way. It counts no use, so it does not disturb heat.
+  recall did, rendered the same way. It counts no use, so it does not disturb heat. It ranks with
+  the same settings (so a query about the user also keeps room for the best durable facts), but over
+  the query as given: no first-person form and no listing by kind.
 - **Answer in the context**: the turn has a known answer (the current choice for a decision, the
   current value of a preference, the critical fact) and that text appears in what the turn carries.
 - **Critical facts found at the end**: at day 365, for each critical fact, the agent's direct lookup

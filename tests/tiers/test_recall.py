@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -13,22 +14,33 @@ from tiers.embedder import FastEmbedder
 from tiers.hot import Entry
 from tiers.index import Index, Scope, terms
 from tiers.memory import Memory
-from tiers.recall import Packed, Ranked, RecallSettings, _lend_to_neighbours, pack, rank
-from tiers.records import Kind, MemoryIn, Record, Tier, tokens_of
+from tiers.recall import (
+    Packed,
+    Ranked,
+    RecallSettings,
+    _lend_to_neighbours,
+    first_person,
+    pack,
+    query_forms,
+    rank,
+)
+from tiers.records import DURABLE_KINDS, Kind, MemoryIn, Record, Tier, tokens_of
 from tiers.store import schema
 
 DAY = datetime(2026, 3, 1, 12, tzinfo=UTC)
 DIM = 4
 
 
-def _row(i: int, content: str, vector: list[float], day: int = 0, tier: Tier = Tier.WARM) -> dict[str, object]:
+def _row(
+    i: int, content: str, vector: list[float], day: int = 0, tier: Tier = Tier.WARM, kind: Kind = Kind.NOTE
+) -> dict[str, object]:
     return {
         "id": f"{i:012x}",
         "hash": str(i),
         "content": content,
         "tier": tier.value,
-        "kind": Kind.NOTE.value,
-        "protected": False,
+        "kind": kind.value,
+        "protected": kind in DURABLE_KINDS,
         "tags": [],
         "metadata": json.dumps({}),
         "source": None,
@@ -191,3 +203,82 @@ def test_packed_text_never_passes_the_budget_for_any_mix_of_line_lengths(
             assert len(packed.hits) + packed.left_out == count
             if packed.left_out:
                 assert packed.text.endswith(f"({packed.left_out} more left out by the {max_tokens}-token budget)")
+
+
+@pytest.mark.parametrize(
+    ("query", "said"),
+    [
+        ("what health conditions does the user have?", "what health conditions do I have?"),
+        ("what is the user allergic to?", "what am I allergic to?"),
+        ("which foods can the user not eat?", "which foods can I not eat?"),
+        ("what is the user's blood type?", "what is my blood type?"),
+        ("the user prefers tea", "I prefers tea"),
+        ("remind the user about the dentist", "remind me about the dentist"),
+        ("what did we decide about the user table?", None),
+        ("What did Caroline paint?", None),
+    ],
+)
+def test_a_query_about_the_user_is_also_said_in_the_first_person(query: str, said: str | None) -> None:
+    assert first_person(query) == said
+    assert query_forms(query, RecallSettings()) == ([query, said] if said else [query])
+    assert query_forms(query, RecallSettings(perspective=False)) == [query]
+
+
+def test_a_row_scores_its_best_cosine_over_the_query_forms() -> None:
+    index = _index([_row(0, "a", [1, 0, 0, 0]), _row(1, "b", [0, 1, 0, 0])])
+    forms = np.asarray([[1, 0, 0, 0], [0, 1, 0, 0]], np.float32)
+    assert index.cosine(forms).tolist() == [1.0, 1.0]
+
+
+def test_a_query_about_the_user_keeps_room_for_its_best_durable_facts() -> None:
+    chatter = [_row(i, f"User mentioned the weather, day {i}", [1, 0.1 * i, 0, 0]) for i in range(6)]
+    fact = _row(9, "I have type 1 diabetes", [0.5, 0, 1, 0], kind=Kind.HEALTH)
+    index = _index([*chatter, fact])
+    query = np.asarray([1, 0, 0.2, 0], np.float32)
+    query /= np.linalg.norm(query)
+    settings = RecallSettings(neighbours=0.0)
+    about_user = [p for p, _, _ in rank(index, query, "what do I have", _all(index), settings, 3, True)]
+    about_other = [p for p, _, _ in rank(index, query, "what does Ana have", _all(index), settings, 3, True)]
+    off = RecallSettings(neighbours=0.0, durable=0)
+    assert 6 in about_user and len(about_user) == 3
+    assert 6 not in about_other
+    assert 6 not in [p for p, _, _ in rank(index, query, "what do I have", _all(index), off, 3, True)]
+    assert [p for p, _, _ in rank(index, query, "what do I have", _all(index), settings, 1, True)] == about_other[:1]
+
+
+def test_a_query_about_a_durable_kind_lists_its_facts_first() -> None:
+    rows = [_row(i, f"User felt sleepy on day {i}", [1, 0, 0, 0]) for i in range(4)]
+    rows.append(_row(4, "I have epilepsy", [0, 1, 0, 0], kind=Kind.HEALTH))
+    rows.append(_row(5, "I like tea", [0, 0, 1, 0], kind=Kind.PREFERENCE))
+    index = _index(rows)
+    query = np.asarray([1, 0, 0, 0], np.float32)
+    settings = RecallSettings(neighbours=0.0, durable=0)
+    found = [p for p, _, _ in rank(index, query, "conditions", _all(index), settings, 2, True, kinds=["health"])]
+    assert found[0] == 4 and 5 not in found
+
+
+def test_a_when_question_matches_the_rows_that_say_a_time() -> None:
+    rows = [_row(0, "we went to the lake", [1, 0, 0, 0]), _row(1, "we went to the lake yesterday", [1, 0, 0, 0])]
+    index = _index(rows)
+    query = np.asarray([1, 0, 0, 0], np.float32)
+    on = RecallSettings(neighbours=0.0, when=True)
+    found = rank(index, query, "when did they go to the lake?", _all(index), on, 2, True)
+    assert [p for p, _, _ in found] == [1, 0]
+    assert index.bm25("lake")[0] > 0 and index.bm25("when")[1] == 0
+
+
+def test_a_health_fact_said_once_answers_the_agents_question_among_third_person_chatter(memory: Memory) -> None:
+    feelings = ["sleepy", "a bit stressed", "great", "tired", "fine", "energetic"]
+    chatter = [MemoryIn(content=f"User is feeling {f} today, day {i}") for i, f in enumerate(feelings * 3)]
+    facts = [
+        MemoryIn(content="I have type 1 diabetes, so meals need to be on time", kind=Kind.HEALTH),
+        MemoryIn(content="I'm lactose intolerant"),
+        MemoryIn(content="My blood type is O negative"),
+        MemoryIn(content="I'm allergic to peanuts, even traces"),
+        MemoryIn(content="I prefer metric units"),
+    ]
+    memory.remember([*chatter, *facts], DAY)
+    found = memory.recall("what health conditions does the user have?", DAY, limit=5).text
+    assert "diabetes" in found
+    memory.settings = replace(memory.settings, recall=RecallSettings(perspective=False, durable=0, kind_match=0.0))
+    assert "diabetes" not in memory.recall("what health conditions does the user have?", DAY, limit=5).text
