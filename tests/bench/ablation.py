@@ -11,17 +11,15 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections import defaultdict
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from tests.bench.locomo import CATEGORIES, Question, Tally, found_ids, load_questions, load_turns
+from tests.bench.locomo import CATEGORIES, Question, Tally, found_ids, load_questions, load_turns, store_turns
 from tiers.embedder import FastEmbedder
 from tiers.memory import Memory, MemorySettings
 from tiers.recall import RecallSettings
-from tiers.records import MemoryIn
 
 SETTINGS = (("1024 tok", 50, 1024), ("k=10", 10, None))
 
@@ -52,14 +50,7 @@ def open_store(
     now = max(t.occurred_at for t in turns) + timedelta(days=1)
     memory = Memory(folder, embedder, MemorySettings())
     if not covers_file.exists():
-        covers: dict[str, set[str]] = defaultdict(set)
-        for session in sessions:
-            items = [
-                MemoryIn(content=t.content, occurred_at=t.occurred_at.isoformat(), metadata={"dia_id": t.dia_id})
-                for t in session
-            ]
-            for turn, stored in zip(session, memory.remember(items, now), strict=True):
-                covers[stored.duplicate_of or stored.id].add(turn.dia_id)
+        covers = store_turns(memory, sessions, now)
         covers_file.write_text(json.dumps({k: sorted(v) for k, v in covers.items()}))
     loaded = {k: set(v) for k, v in json.loads(covers_file.read_text()).items()}
     return memory, questions, loaded, now

@@ -165,6 +165,19 @@ def ask_all(
                 tally.add(name, label, question, found_ids(baseline_pack(hits, limit, budget, grouped), covers))
 
 
+def store_turns(memory: Memory, sessions: Sequence[Sequence[Turn]], now: datetime) -> dict[str, set[str]]:
+    """Store every turn through `remember`, one batch per session; which turn ids each record covers."""
+    covers: dict[str, set[str]] = defaultdict(set)
+    for session in sessions:
+        items = [
+            MemoryIn(content=t.content, occurred_at=t.occurred_at.isoformat(), metadata={"dia_id": t.dia_id})
+            for t in session
+        ]
+        for turn, stored in zip(session, memory.remember(items, now), strict=True):
+            covers[stored.duplicate_of or stored.id].add(turn.dia_id)
+    return covers
+
+
 def run_conversation(
     sample: dict[str, Any],
     embedder: FastEmbedder,
@@ -181,17 +194,10 @@ def run_conversation(
         tally.count[q.category] += 1
         after.count[q.category] += 1
     now = max(t.occurred_at for t in turns) + timedelta(days=1)
-    covers: dict[str, set[str]] = defaultdict(set)
     with tempfile.TemporaryDirectory(prefix="memtiers-locomo-") as tmp:
         memory = Memory(Path(tmp) / "ns", embedder, settings)
         try:
-            for session in sessions:
-                items = [
-                    MemoryIn(content=t.content, occurred_at=t.occurred_at.isoformat(), metadata={"dia_id": t.dia_id})
-                    for t in session
-                ]
-                for turn, stored in zip(session, memory.remember(items, now), strict=True):
-                    covers[stored.duplicate_of or stored.id].add(turn.dia_id)
+            covers = store_turns(memory, sessions, now)
             ask_all(memory, questions, covers, now, tally, "memtiers", latencies["warm"], baselines=True)
             info: dict[str, Any] = {"id": sample["sample_id"], "turns": len(turns), "questions": len(questions)}
             info["dropped"] = dropped
