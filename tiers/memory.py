@@ -351,23 +351,30 @@ class Memory:
         vector = vectors[0]
         ranked: list[ranking.Ranked] = []
         if searched:
-            index = self.store.index()
             scope = Scope(searched, tuple(tags), _micros(since), _micros(until))
-            mask = index.mask(scope)
-            kinds = ranking.asked_kinds(
-                self._vectors_of(list(ranking.KIND_NAMES.values())), vectors, self.settings.recall.kind_match
-            )
-            found = ranking.rank(index, vectors, forms[-1], mask, self.settings.recall, limit, default, kinds)
-            records = self.store.records(index, [position for position, _, _ in found])
-            ranked = [
-                ranking.Ranked(record, score, similarity)
-                for record, (_, score, similarity) in zip(records, found, strict=True)
-            ]
+            ranked = self.rank(forms, vectors, scope, limit, cold_penalty=default)
         profile = self._matching_profile(query, vector) if Tier.HOT in wanted or default else {}
         packed = ranking.pack(ranked, profile, limit, max_tokens, self.settings.recall.grouped)
         self.ledger.touch([h.record.id for h in packed.hits], now)
         self.ledger.touch([hot_rid(k) for k in packed.profile], now)
         return packed
+
+    def rank(
+        self, forms: list[str], vectors: np.ndarray, scope: Scope, limit: int, cold_penalty: bool
+    ) -> list[ranking.Ranked]:
+        """The best `limit` records in `scope` for a query's forms and their vectors; counts no use."""
+        index = self.store.index()
+        kinds = ranking.asked_kinds(
+            self._vectors_of(list(ranking.KIND_NAMES.values())), vectors, self.settings.recall.kind_match
+        )
+        found = ranking.rank(
+            index, vectors, forms[-1], index.mask(scope), self.settings.recall, limit, cold_penalty, kinds
+        )
+        records = self.store.records(index, [position for position, _, _ in found])
+        return [
+            ranking.Ranked(record, score, similarity)
+            for record, (_, score, similarity) in zip(records, found, strict=True)
+        ]
 
     def _vectors_of(self, texts: list[str]) -> np.ndarray:
         """Vectors of short texts recall compares queries with (profile entries, kind names), embedded once."""

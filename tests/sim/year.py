@@ -208,12 +208,8 @@ class LastQueryCache:
 
 def flat_recall(memory: Memory, query: str, hits: int) -> ranking.Packed:
     """A flat store: every memory in one pool, no profile, no tiers, the same ranking; counts no use."""
-    vector = memory.embedder.embed([query])[0]
-    index = memory.store.index()
-    mask = index.mask(Scope((Tier.WARM, Tier.COLD)))
-    found = ranking.rank(index, vector, query, mask, memory.settings.recall, hits, cold=False)
-    records = memory.store.records(index, [position for position, _, _ in found])
-    ranked = [ranking.Ranked(r, score, cos) for r, (_, score, cos) in zip(records, found, strict=True)]
+    forms = ranking.query_forms(query, memory.settings.recall)
+    ranked = memory.rank(forms, memory.embedder.embed(forms), Scope((Tier.WARM, Tier.COLD)), hits, False)
     return ranking.pack(ranked, {}, hits, None, memory.settings.recall.grouped)
 
 
