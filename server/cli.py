@@ -55,7 +55,8 @@ def _offline(args: argparse.Namespace, settings: Settings) -> int:
 
     embedder = FastEmbedder(settings.embed_model, cache_dir=settings.model_cache)
     if args.command == "reembed":
-        count = reembed(settings.folder, embedder)
+        options = settings.memory
+        count = reembed(settings.folder, embedder, cold_uri=options.cold_uri, storage_options=options.storage_options)
         print(f"re-embedded {count} memories with {embedder.name}")
         return 0
     memory = Memory(settings.folder, embedder, settings.memory)

@@ -16,6 +16,7 @@ from mcp.shared.subscriptions import ResourceUpdated
 from server.settings import Settings
 from tiers.embedder import FastEmbedder
 from tiers.errors import MemtiersError
+from tiers.locking import serving_lock
 from tiers.memory import Memory
 from tiers.outcomes import SweepReport
 
@@ -41,6 +42,7 @@ class Runtime:
         self.legacy_listeners: set[Any] = set()
         self._profile_stamp: tuple[int, int] | None = None
         self.last_sweep: SweepReport | None = None
+        self._serving = contextlib.ExitStack()
 
     @property
     def memory(self) -> Memory:
@@ -51,12 +53,15 @@ class Runtime:
     def open(self) -> None:
         self.embedder = FastEmbedder(self.settings.embed_model, cache_dir=self.settings.model_cache)
         self._memory = Memory(self.settings.folder, self.embedder, self.settings.memory)
+        # Held while the server runs: `memtiers reembed` refuses to swap the model under it.
+        self._serving.enter_context(serving_lock(self.settings.folder))
         self._profile_stamp = self._stamp()
 
     def close(self) -> None:
         if self._memory is not None:
             self._memory.close()
             self._memory = None
+        self._serving.close()
 
     async def run(self, work: Callable[[], T]) -> T:
         """Run blocking domain work (LanceDB, embedding) off the event loop."""

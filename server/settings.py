@@ -41,11 +41,25 @@ class Settings:
     hot_cap_tokens: int = 1_000
     hot_idle_days: float = 90.0
     log_level: str = "WARNING"
+    cold_uri: str | None = None
+    storage_options: tuple[tuple[str, str], ...] = ()
 
     @property
     def memory(self) -> MemorySettings:
         """The domain's settings, derived so that an override of a field here always reaches it."""
-        return MemorySettings(cap_tokens=self.hot_cap_tokens, rules=HeatRules(hot_idle_days=self.hot_idle_days))
+        return MemorySettings(
+            cap_tokens=self.hot_cap_tokens,
+            rules=HeatRules(hot_idle_days=self.hot_idle_days),
+            cold_uri=self.namespace_cold_uri,
+            storage_options=dict(self.storage_options),
+        )
+
+    @property
+    def namespace_cold_uri(self) -> str | None:
+        """Where this namespace's cold tier lives when MEMTIERS_COLD_URI moves it off the data folder."""
+        if not self.cold_uri:
+            return None
+        return f"{self.cold_uri.rstrip('/')}/{self.namespace}"
 
     @property
     def folder(self) -> Path:
@@ -72,9 +86,33 @@ class Settings:
             "hot_cap_tokens": cap,
             "hot_idle_days": idle,
             "log_level": (env.get("MEMTIERS_LOG_LEVEL") or "WARNING").upper(),
+            "cold_uri": env.get("MEMTIERS_COLD_URI") or None,
+            "storage_options": _object_storage(env),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]
+
+
+# The usual AWS variables, passed to LanceDB for a cold tier on S3 or an S3-compatible server.
+_AWS = {
+    "AWS_ACCESS_KEY_ID": "aws_access_key_id",
+    "AWS_SECRET_ACCESS_KEY": "aws_secret_access_key",
+    "AWS_SESSION_TOKEN": "aws_session_token",
+    "AWS_REGION": "region",
+    "AWS_DEFAULT_REGION": "region",
+    "AWS_ENDPOINT_URL": "endpoint",
+    "AWS_ENDPOINT_URL_S3": "endpoint",
+}
+
+
+def _object_storage(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    options: dict[str, str] = {}
+    for name, option in _AWS.items():
+        if env.get(name):
+            options.setdefault(option, env[name])
+    if options.get("endpoint", "").startswith("http://"):
+        options["allow_http"] = "true"
+    return tuple(sorted(options.items()))
 
 
 def _number(env: Mapping[str, str], name: str, default: float, kind: type) -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -29,12 +30,15 @@ class Clock:
 
 
 def count_rows(folder: Path, tier: str | None = None) -> int:
-    """Rows of a namespace's LanceDB table, read independently of the code under test."""
+    """Rows of a namespace's warm and cold LanceDB tables, read independently of the code under test."""
     db = lancedb.connect(folder / "lance")
-    if "memories" not in db.list_tables().tables:
-        return 0
-    table = db.open_table("memories")
-    return table.count_rows(None if tier is None else f"tier = '{tier}'")
+    names = json.loads((folder / "store.json").read_text()).get("tables", {}) if (folder / "store.json").exists() else {}
+    total = 0
+    for each in ("warm", "cold"):
+        name = names.get(each, each)
+        if (tier is None or tier == each) and name in db.list_tables().tables:
+            total += db.open_table(name).count_rows()
+    return total
 
 
 def text(result: CallToolResult) -> str:

@@ -34,7 +34,17 @@ _SCHEMA = [
         key TEXT NOT NULL, rid TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (key, rid));
     CREATE INDEX IF NOT EXISTS provenance_rid ON provenance(rid);
     """,
+    # migration 3: the warm tier's change feed (which records changed, so every process's warm index
+    # follows), and tier moves under way (a crash between the two tables' writes is finished on open)
+    """
+    CREATE TABLE IF NOT EXISTS changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, rid TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS pending (
+        rid TEXT PRIMARY KEY, at REAL NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL, rule TEXT NOT NULL,
+        heat REAL);
+    """,
 ]
+# The change feed keeps this many entries; a process that fell further behind reloads the warm tier.
+CHANGES_KEPT = 100_000
 
 
 @dataclass(frozen=True)
@@ -79,6 +89,8 @@ class Ledger:
             self._db = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
+            # Deleted text is overwritten, not left in free pages: a forgotten memory leaves no trace here.
+            self._db.execute("PRAGMA secure_delete=ON")
             self._migrate()
         except sqlite3.Error as exc:
             raise StorageError(f"cannot open the ledger {path}: {exc}") from exc
@@ -105,6 +117,14 @@ class Ledger:
             except sqlite3.Error as exc:
                 raise StorageError(f"ledger write failed: {exc}") from exc
 
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            try:
+                yield self._db
+            except sqlite3.Error as exc:
+                raise StorageError(f"ledger read failed: {exc}") from exc
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
@@ -124,7 +144,7 @@ class Ledger:
             )
 
     def usage(self, rids: Iterable[str] | None = None) -> dict[str, Usage]:
-        with self._lock:
+        with self._read():
             if rids is None:
                 cursor = self._db.execute("SELECT rid, uses, repeats, last_touch FROM uses")
                 rows = cursor.fetchall()
@@ -139,11 +159,87 @@ class Ledger:
                     ).fetchall()
         return {rid: Usage(uses, repeats, _dt(last)) for rid, uses, repeats, last in rows}
 
-    def forget(self, rid: str) -> None:
-        """Drop a forgotten record's counters and provenance; its moves stay in the log."""
+    def forget(self, rid: str, texts: Iterable[str] = ()) -> None:
+        """Drop a forgotten record's counters and provenance, and every note that quotes what it said.
+
+        Its moves stay in the log (that it was stored, moved and forgotten, and when), without their
+        notes; the write-ahead log is then emptied, so no file keeps an old page of it.
+        """
+        quoted = [t for t in dict.fromkeys(texts) if t.strip()]
         with self._tx() as db:
+            values = [v for (v,) in db.execute("SELECT value FROM provenance WHERE rid = ?", (rid,))]
             db.execute("DELETE FROM uses WHERE rid = ?", (rid,))
             db.execute("DELETE FROM provenance WHERE rid = ?", (rid,))
+            db.execute("UPDATE moves SET note = NULL WHERE rid = ? AND note IS NOT NULL", (rid,))
+            for text in [*quoted, *values]:
+                db.execute(
+                    "UPDATE moves SET note = NULL "
+                    "WHERE note IS NOT NULL AND (instr(note, ?) > 0 OR instr(?, note) > 0)",
+                    (text[:200], text),
+                )
+        self.checkpoint()
+
+    def checkpoint(self) -> None:
+        """Fold the write-ahead log into the database and truncate it."""
+        with self._lock:
+            try:
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error as exc:
+                raise StorageError(f"ledger checkpoint failed: {exc}") from exc
+
+    # the warm tier's change feed
+
+    def changed(self, rids: Iterable[str]) -> int:
+        """Note that these records changed in the warm tier; the feed's newest position."""
+        rows = [(rid,) for rid in dict.fromkeys(rids)]
+        with self._tx() as db:
+            if rows:
+                db.executemany("INSERT INTO changes(rid) VALUES (?)", rows)
+            return int(db.execute("SELECT COALESCE(MAX(seq), 0) FROM changes").fetchone()[0])
+
+    def last_change(self) -> int:
+        with self._read() as db:
+            return int(db.execute("SELECT COALESCE(MAX(seq), 0) FROM changes").fetchone()[0])
+
+    def changes_since(self, seq: int) -> tuple[int, set[str] | None]:
+        """The feed's newest position and the records changed after `seq` (None: too far behind to say)."""
+        with self._read() as db:
+            oldest, newest = db.execute("SELECT COALESCE(MIN(seq), 0), COALESCE(MAX(seq), 0) FROM changes").fetchone()
+            if newest <= seq:
+                return int(newest), set()
+            if seq < oldest - 1:
+                return int(newest), None
+            rows = db.execute("SELECT DISTINCT rid FROM changes WHERE seq > ? AND seq <= ?", (seq, newest))
+            return int(newest), {rid for (rid,) in rows}
+
+    def trim_changes(self) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM changes WHERE seq <= (SELECT MAX(seq) FROM changes) - ?", (CHANGES_KEPT,))
+
+    # tier moves under way
+
+    def begin_moves(self, moves: Iterable[Move]) -> None:
+        rows = [(m.rid, _ts(m.at), m.src, m.dst, m.rule, m.heat) for m in moves]
+        if rows:
+            with self._tx() as db:
+                db.executemany(
+                    "INSERT OR REPLACE INTO pending(rid, at, src, dst, rule, heat) VALUES (?,?,?,?,?,?)", rows
+                )
+
+    def finish_moves(self, done: Iterable[Move], undone: Iterable[str] = ()) -> None:
+        """Log the moves that happened and clear them, with those that did not, from the moves under way."""
+        done = list(done)
+        with self._tx() as db:
+            db.executemany(
+                "INSERT INTO moves(at, rid, key, src, dst, rule, heat, note) VALUES (?,?,?,?,?,?,?,?)",
+                [(_ts(m.at), m.rid, m.key, m.src, m.dst, m.rule, m.heat, m.note) for m in done],
+            )
+            db.executemany("DELETE FROM pending WHERE rid = ?", [(m.rid,) for m in done] + [(r,) for r in undone])
+
+    def pending_moves(self) -> list[Move]:
+        with self._read() as db:
+            rows = db.execute("SELECT rid, at, src, dst, rule, heat FROM pending").fetchall()
+        return [Move(_dt(at), rid, src, dst, rule, heat) for rid, at, src, dst, rule, heat in rows]
 
     def log(self, moves: Iterable[Move]) -> None:
         rows = [(_ts(m.at), m.rid, m.key, m.src, m.dst, m.rule, m.heat, m.note) for m in moves]
@@ -162,7 +258,7 @@ class Ledger:
             query += " WHERE rid = ? OR key = ? OR rid IN (SELECT 'hot:' || key FROM provenance WHERE rid = ?)"
             args = (rid, rid, rid)
         query += " ORDER BY seq DESC LIMIT ?"
-        with self._lock:
+        with self._read():
             rows = self._db.execute(query, (*args, limit)).fetchall()
         return [
             Move(at=_dt(at), rid=r, key=k, src=s, dst=d, rule=rule, heat=h, note=n, seq=seq)
@@ -182,7 +278,7 @@ class Ledger:
 
     def linked(self, key: str) -> dict[str, str]:
         """The records that stated a value of `key`, with that value."""
-        with self._lock:
+        with self._read():
             rows = self._db.execute("SELECT rid, value FROM provenance WHERE key = ?", (key,)).fetchall()
         return dict(rows)
 
@@ -201,7 +297,7 @@ class Ledger:
             db.execute("DELETE FROM state WHERE k = ?", (name,))
 
     def get_state(self, name: str) -> str | None:
-        with self._lock:
+        with self._read():
             row = self._db.execute("SELECT v FROM state WHERE k = ?", (name,)).fetchone()
         return row[0] if row else None
 

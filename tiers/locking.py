@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tiers.errors import StorageError
+
 _thread_locks: dict[str, threading.RLock] = {}
 _guard = threading.Lock()
 _held = threading.local()
@@ -50,6 +52,25 @@ def shared_lock(path: Path, exclusive: bool = False) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+") as handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+@contextmanager
+def serving_lock(folder: Path, exclusive: bool = False) -> Iterator[None]:
+    """Held shared by every server using the folder, for as long as it runs; exclusive, without waiting,
+    by work that must have the folder to itself (re-embedding), which is refused while any server runs."""
+    path = folder / "serving.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as handle:
+        try:
+            fcntl.flock(handle.fileno(), (fcntl.LOCK_EX | fcntl.LOCK_NB) if exclusive else fcntl.LOCK_SH)
+        except BlockingIOError:
+            raise StorageError(
+                f"a memtiers server is using {folder}; stop it (quit the hosts that started it) and run this again"
+            ) from None
         try:
             yield
         finally:

@@ -1,4 +1,4 @@
-"""Recall: rank every row by meaning and by words, then pack the best into the model's token budget.
+"""Recall: rank a pool of rows by meaning and by words, then pack the best into the model's token budget.
 
 The text built here is exactly what the model reads, so the budget is checked on it.
 """
@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from tiers.hot import Entry
-from tiers.index import TIME_TERM, Index, asked_dates
 from tiers.records import Kind, Record, Tier, tokens_of
+from tiers.terms import TIME_TERM, asked_dates
 
 DEPTH = 200  # ranks past this add nothing to the fusion
 _OFF = {"rrf_k": 60.0, "text_weight": 0.0}  # rrf_k "off" is the customary constant
@@ -27,10 +27,8 @@ class RecallSettings:
     text_weight: float = 1.0  # weight of the BM25 ranking against the vector ranking
     rrf_k: float = 10.0  # reciprocal-rank constant: 10 trusts the top ranks more than the usual 60
     score_mix: float = 2.0  # weight of each signal's own score (median to best, as 0 to 1) beside its rank
-    expansion: float = 0.0  # weight of a second vector round, the query moved toward its best hits
     neighbours: float = 0.75  # share of its score a hit lends the rows stored just before and after it
     reach: int = 2  # how many rows before and after a hit it lends to, the share shrinking with each step
-    diversity: float = 0.0  # cosine above which a hit is a near-duplicate of a better one and drops out
     cold_penalty: float = 0.1  # default tiers: share of its score a cold row loses against a warm one
     grouped: bool = True  # one date header per day instead of an id-and-date prefix per line
     perspective: bool = True  # a query about "the user" is also searched in the first person, as users speak
@@ -120,6 +118,23 @@ KIND_NAMES = {
 }
 
 
+@dataclass(frozen=True)
+class Pool:
+    """The rows one query ranks: every warm row in scope and the cold rows its searches found.
+
+    Positions index every array alike; `prev` and `next` link each row to its episode neighbours (-1: none).
+    """
+
+    cosine: np.ndarray
+    words: np.ndarray
+    mask: np.ndarray
+    cold: np.ndarray
+    durable: np.ndarray
+    kind: np.ndarray
+    prev: np.ndarray
+    next: np.ndarray
+
+
 def _rrf(scores: np.ndarray, candidates: np.ndarray, k: float) -> np.ndarray:
     """Reciprocal-rank contribution of each row by its rank among `candidates` (0 past DEPTH)."""
     out = np.zeros(len(scores), dtype=np.float64)
@@ -140,48 +155,46 @@ def _signal(scores: np.ndarray, candidates: np.ndarray, settings: RecallSettings
     return out
 
 
-def rank(
-    index: Index,
-    vector: np.ndarray,
-    query: str,
-    mask: np.ndarray,
-    settings: RecallSettings,
-    limit: int,
-    cold: bool,
-    kinds: Sequence[str] = (),
-) -> list[tuple[int, float, float]]:
-    """The best `limit` rows as (position, score, cosine); `cold` applies the cold penalty (default tiers).
-
-    `kinds`: durable kinds the query asks about as a whole; their current facts come first, by meaning.
-    """
-    candidates = np.flatnonzero(mask)
-    if not len(candidates):
-        return []
-    cosine = index.cosine(vector)
+def wants_time(query: str, settings: RecallSettings) -> list[str]:
+    """The extra terms a query is searched with: the time term for "when", the dates it names."""
     extra = [TIME_TERM] if settings.when and _WHEN.search(query) else []
     if settings.dated:
         extra += asked_dates(query)
-    words = index.bm25(query, extra)
+    return extra
+
+
+def rank(
+    pool: Pool,
+    query: str,
+    settings: RecallSettings,
+    limit: int,
+    cold_penalty: bool,
+    kinds: Sequence[str] = (),
+) -> list[tuple[int, float, float]]:
+    """The best `limit` rows of the pool as (position, score, cosine); `cold_penalty` under default tiers.
+
+    `kinds`: durable kinds the query asks about as a whole; their current facts come first, by meaning.
+    """
+    mask = pool.mask
+    candidates = np.flatnonzero(mask)
+    if not len(candidates):
+        return []
+    cosine, words = pool.cosine, pool.words
     fused = _signal(cosine, candidates, settings)
     fused += settings.text_weight * _signal(words, candidates[words[candidates] > 0], settings)
     top_weight = (1.0 + settings.text_weight) * (1.0 + settings.score_mix)
-    if settings.expansion:
-        fused += settings.expansion * _signal(_expanded(index, vector, fused, candidates), candidates, settings)
-        top_weight += settings.expansion * (1.0 + settings.score_mix)
     fused *= settings.rrf_k + 1.0
     fused /= top_weight
-    if cold and settings.cold_penalty:
-        fused[index.tier == Tier.COLD.value] *= 1.0 - settings.cold_penalty
+    if cold_penalty and settings.cold_penalty:
+        fused[pool.cold] *= 1.0 - settings.cold_penalty
     if settings.neighbours:
-        fused = _lend_to_neighbours(index, fused, mask, settings.neighbours, settings.reach)
+        fused = _lend_to_neighbours(pool, fused, settings.neighbours, settings.reach)
     if kinds:
-        listed = mask & index.durable & np.isin(index.kind, list(kinds))
+        listed = mask & pool.durable & np.isin(pool.kind, list(kinds))
         fused[listed] = float(fused.max()) + 1.0 + cosine[listed]
     order = [int(i) for i in _best(fused, np.flatnonzero(mask & (fused > 0)), 4 * limit)]
-    if settings.diversity:
-        order = _without_near_duplicates(index, order, settings.diversity, limit)
     if settings.durable and _ABOUT_USER.search(query):
-        order = _with_durable(index, order, fused, cosine, mask, settings.durable, limit)
+        order = _with_durable(pool, order, fused, settings.durable, limit)
     return [(i, float(fused[i]), float(cosine[i])) for i in order[:limit]]
 
 
@@ -192,15 +205,7 @@ def _best(scores: np.ndarray, candidates: np.ndarray, count: int) -> np.ndarray:
     return candidates[np.argsort(-scores[candidates], kind="stable")]
 
 
-def _with_durable(
-    index: Index,
-    order: list[int],
-    fused: np.ndarray,
-    cosine: np.ndarray,
-    mask: np.ndarray,
-    count: int,
-    limit: int,
-) -> list[int]:
+def _with_durable(pool: Pool, order: list[int], fused: np.ndarray, count: int, limit: int) -> list[int]:
     """The best few durable facts take the places of the weakest hits if they did not make the limit.
 
     Durable facts (identity, preferences, constraints, relationships, health) are few, said once and
@@ -208,7 +213,8 @@ def _with_durable(
     """
     shown = set(order[:limit])
     count = min(count, limit // 2)  # never more than half the answer, so the best hits always stay
-    extra = [int(i) for i in _best(cosine, np.flatnonzero(mask & index.durable), count) if int(i) not in shown]
+    durable = np.flatnonzero(pool.mask & pool.durable)
+    extra = [int(i) for i in _best(pool.cosine, durable, count) if int(i) not in shown]
     if not extra:
         return order
     kept = order[: max(limit - len(extra), 0)]
@@ -223,17 +229,11 @@ def asked_kinds(names: np.ndarray, vectors: np.ndarray, threshold: float) -> lis
     return [kind.value for kind, score in zip(KIND_NAMES, best, strict=True) if score >= threshold]
 
 
-def _expanded(index: Index, vector: np.ndarray, fused: np.ndarray, candidates: np.ndarray) -> np.ndarray:
-    """Cosine to the query moved halfway toward its three best hits: finds what they lead to."""
-    best = _best(fused, candidates, 3)
-    moved = (vector if vector.ndim == 1 else vector[0]) + index.vectors[best].mean(axis=0)
-    return index.cosine(moved / max(float(np.linalg.norm(moved)), 1e-12))
-
-
-def _lend_to_neighbours(index: Index, fused: np.ndarray, mask: np.ndarray, share: float, reach: int) -> np.ndarray:
+def _lend_to_neighbours(pool: Pool, fused: np.ndarray, share: float, reach: int) -> np.ndarray:
     """Each row scores at least `share` of its neighbours' scores: the turn before a hit asks, the one after answers."""
+    mask = pool.mask
     lent = fused.copy()
-    for links in (index.prev, index.next):
+    for links in (pool.prev, pool.next):
         rows = np.flatnonzero(mask)
         lender = fused[rows]
         for step in range(reach):
@@ -243,17 +243,6 @@ def _lend_to_neighbours(index: Index, fused: np.ndarray, mask: np.ndarray, share
             np.maximum.at(lent, rows, share ** (step + 1) * lender)
     lent[~mask] = 0.0
     return lent
-
-
-def _without_near_duplicates(index: Index, order: list[int], threshold: float, limit: int) -> list[int]:
-    kept: list[int] = []
-    for i in order:
-        if kept and float(np.max(index.vectors[kept] @ index.vectors[i])) >= threshold:
-            continue
-        kept.append(i)
-        if len(kept) >= limit:
-            break
-    return kept
 
 
 def render_hit(hit: Ranked, grouped: bool = False) -> str:

@@ -1,23 +1,94 @@
-"""Re-embedding: switch a store to another model without losing a record, its id, tier or history."""
+"""Re-embedding: switch a store to another model without losing a record, its id, tier or history.
+
+The new vectors go into new tables beside the old ones, in batches, so an interrupted run resumes
+where it stopped; `store.json` then names the new tables and model in one atomic write. It refuses
+to run while a server has the namespace open, so no process can add vectors of the old model.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pyarrow as pa
+
 from tiers.embedder import Embedder
-from tiers.locking import file_lock
-from tiers.store import Store
+from tiers.errors import StorageError
+from tiers.locking import file_lock, serving_lock
+from tiers.records import Tier
+from tiers.store import read_meta, write_meta
+from tiers.tables import Table, connect, schema
+
+Progress = Callable[[int, int], None]
 
 
-def reembed(folder: Path, embedder: Embedder, batch: int = 256) -> int:
+def reembed(
+    folder: Path,
+    embedder: Embedder,
+    *,
+    cold_uri: str | None = None,
+    storage_options: dict[str, str] | None = None,
+    batch: int = 256,
+    progress: Progress | None = None,
+) -> int:
     """Re-embed every record of the store in `folder` with `embedder`, keeping ids, tiers and history."""
-    with file_lock(folder / "write.lock"):
-        store = Store.as_recorded(folder)
-        rows = store.scan()
-        for start in range(0, len(rows), batch):
-            chunk = rows[start : start + batch]
-            vectors = embedder.embed([row["content"] for row in chunk])
-            for row, vector in zip(chunk, vectors, strict=True):
-                row["vector"] = vector.tolist()
-        store.rebind(embedder.name, embedder.dim, rows)
-    return len(rows)
+    meta_path = folder / "store.json"
+    if not meta_path.exists():
+        raise StorageError(f"nothing to re-embed in {folder}: no memory has been stored in this namespace yet")
+    with serving_lock(folder, exclusive=True), file_lock(folder / "write.lock"):
+        meta = read_meta(meta_path)
+        names = meta.get("tables", {"warm": "warm", "cold": "cold"})
+        generation = int(meta.get("generation", 1)) + 1
+        job = meta.get("reembedding")
+        if job and (job["model"], job["dim"]) != (embedder.name, embedder.dim):
+            generation = int(job["generation"]) + 1  # an unfinished run for another model: start over beside it
+        meta["reembedding"] = {"model": embedder.name, "dim": embedder.dim, "generation": generation}
+        write_meta(meta_path, meta)
+        local_uri = str(folder / "lance")
+        local = connect(local_uri)
+        cold_db = connect(cold_uri, storage_options) if cold_uri else local
+        read_lock = folder / "read.lock"
+        tables = {}
+        for tier, db, uri in ((Tier.WARM, local, local_uri), (Tier.COLD, cold_db, cold_uri or local_uri)):
+            old = Table(db, names[tier.value], int(meta["dim"]), uri, read_lock, text_index=False, vector_index=False)
+            cold = tier is Tier.COLD
+            name = f"{tier.value}_{generation}"
+            new = Table(db, name, embedder.dim, uri, read_lock, text_index=cold, vector_index=cold)
+            tables[tier] = (old, new)
+        total = sum(old.count() for old, _ in tables.values())
+        done = 0
+        for old, new in tables.values():
+            have = new.ids()
+            done += len(have)
+            for rows in _batches(old, have, batch):
+                texts = rows["content"].to_pylist()
+                vectors = embedder.embed(texts)
+                column = pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel(), pa.float32()), embedder.dim)
+                rows = rows.set_column(rows.schema.get_field_index("vector"), "vector", column)
+                new.add(rows.cast(schema(embedder.dim)))
+                done += rows.num_rows
+                if progress:
+                    progress(done, total)
+            new.compact()
+        meta.update(
+            model=embedder.name,
+            dim=embedder.dim,
+            generation=generation,
+            tables={tier.value: f"{tier.value}_{generation}" for tier in tables},
+        )
+        meta.pop("reembedding", None)
+        write_meta(meta_path, meta)
+        for tier, (old, _) in tables.items():
+            db = cold_db if tier is Tier.COLD else local
+            db.drop_table(old.name)
+    return total
+
+
+def _batches(table: Table, skip: set[str], size: int) -> Iterator[pa.Table]:
+    for batch in table.scan(batch=size):
+        rows = pa.Table.from_batches([batch])
+        if skip:
+            keep = pa.array([rid not in skip for rid in rows["id"].to_pylist()])
+            rows = rows.filter(keep)
+        if rows.num_rows:
+            yield rows

@@ -1,330 +1,442 @@
-"""The warm and cold tiers: one LanceDB table per namespace, searched by vector and by full text.
+"""The warm and cold tiers of one namespace: two LanceDB tables, and the warm one mirrored in memory.
 
-Writes take the data folder's lock, so two processes never interleave a dedupe check with an
-insert, and the table is compacted every `compact_every` writes: an agent storing one memory at a
-time leaves a table as compact as one batched import would.
+Warm is small and searched exactly in memory (tiers/warm.py), kept current row by row from a change
+feed in the ledger, so no write, move or compaction costs work in proportion to the store. Cold is
+never held in memory: it is searched on disk (or object storage) through LanceDB's vector and
+full-text indexes. A move between the tiers copies the rows, then deletes them from where they
+were; a crash in between is finished when the store is next opened for writing.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
-import re
-import warnings
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+import os
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-import lancedb
 import numpy as np
 import pyarrow as pa
-from lancedb.index import FTS
 
-from tiers.errors import InvalidInput, ModelMismatch, StorageError
-from tiers.index import Index
-from tiers.locking import shared_lock
+from tiers.errors import ModelMismatch, StorageError
+from tiers.ledger import Ledger, Move
 from tiers.records import Kind, Record, Tier
+from tiers.tables import RECORD_COLUMNS, Table, check_id, connect, quote, schema
+from tiers.terms import document_terms
 from tiers.timeparse import as_utc
+from tiers.warm import Row, WarmIndex
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
-TABLE = "memories"
-SCHEMA_VERSION = 1
-_ID = re.compile(r"^[0-9a-f]{12}$")
-_TS = pa.timestamp("us", tz="UTC")
-RECORD_COLUMNS = [
-    "id", "content", "tier", "kind", "protected", "tags", "metadata", "source",
-    "occurred_at", "created_at", "forget_after", "superseded_by", "superseded_at",
-]  # fmt: skip
+SCHEMA_VERSION = 2
+_ROW_COLUMNS = [*RECORD_COLUMNS, "hash", "terms", "vector"]
+_HIT_COLUMNS = [*RECORD_COLUMNS, "hash", "vector"]
+
+__all__ = ["ColdHits", "Store", "check_id"]
 
 
-def schema(dim: int) -> pa.Schema:
-    return pa.schema(
-        [
-            ("id", pa.string()),
-            ("hash", pa.string()),
-            ("content", pa.string()),
-            ("tier", pa.string()),
-            ("kind", pa.string()),
-            ("protected", pa.bool_()),
-            ("tags", pa.list_(pa.string())),
-            ("metadata", pa.string()),
-            ("source", pa.string()),
-            ("occurred_at", _TS),
-            ("created_at", _TS),
-            ("forget_after", _TS),
-            ("superseded_by", pa.string()),
-            ("superseded_at", _TS),
-            ("vector", pa.list_(pa.float32(), dim)),
-        ]
-    )
+class ColdHits:
+    """What a search of the cold tier found: rows, and the BM25 score of each (0 if found by meaning only)."""
 
-
-@dataclass(frozen=True)
-class Hit:
-    """A record found by a search, with its rank signal (cosine similarity or BM25 score)."""
-
-    record: Record
-    score: float
-
-
-@dataclass(frozen=True)
-class Filters:
-    """What a search is limited to."""
-
-    tiers: tuple[Tier, ...] = (Tier.WARM, Tier.COLD)
-    tags: tuple[str, ...] = ()
-    since: datetime | None = None
-    until: datetime | None = None
-
-    def where(self) -> str:
-        parts = ["tier IN (" + ",".join(_quote(t.value) for t in self.tiers) + ")"]
-        if self.tags:
-            parts.append("array_has_any(tags, [" + ",".join(_quote(t) for t in self.tags) + "])")
-        if self.since is not None:
-            parts.append(f"occurred_at >= {_timestamp(self.since)}")
-        if self.until is not None:
-            parts.append(f"occurred_at <= {_timestamp(self.until)}")
-        return " AND ".join(parts)
-
-
-def check_id(rid: str) -> str:
-    if not _ID.match(rid):
-        raise InvalidInput(f"{rid!r} is not a memory id; ids are 12 hex characters as remember and recall return")
-    return rid
-
-
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
-def _timestamp(value: datetime) -> str:
-    return f"timestamp '{as_utc(value).strftime('%Y-%m-%dT%H:%M:%S.%f')}'"
-
-
-def _reads(method: Callable[..., T]) -> Callable[..., T]:
-    """Hold the store's read lock shared while a read runs, so compaction never removes its files."""
-
-    @functools.wraps(method)
-    def locked(self: Store, *args: Any, **kwargs: Any) -> T:
-        with shared_lock(self.read_lock):
-            return method(self, *args, **kwargs)
-
-    return locked
-
-
-def _in_ids(ids: Iterable[str]) -> str:
-    return "id IN (" + ",".join(_quote(check_id(i)) for i in ids) + ")"
+    def __init__(self, rows: list[Row], words: list[float]) -> None:
+        self.rows = rows
+        self.words = words
 
 
 class Store:
-    """The LanceDB table of one namespace, bound to one embedding model."""
+    """The warm and cold tables of one namespace, bound to one embedding model."""
 
-    def __init__(self, folder: Path, model: str, dim: int, compact_every: int = 100) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        model: str,
+        dim: int,
+        ledger: Ledger,
+        *,
+        cold_uri: str | None = None,
+        storage_options: dict[str, str] | None = None,
+        compact_every: int = 100,
+    ) -> None:
         self.folder = folder
         self.model = model
         self.dim = dim
+        self.ledger = ledger
         self.compact_every = compact_every
-        self.read_lock = folder / "read.lock"
         folder.mkdir(parents=True, exist_ok=True)
-        self._index: Index | None = None
-        self._check_model()
-        self._open()
+        self.read_lock = folder / "read.lock"
+        meta = self._check_model()
+        local_uri = str(folder / "lance")
+        local = connect(local_uri)
+        names = meta.get("tables", {"warm": "warm", "cold": "cold"})
+        self.warm_table = Table(
+            local, names["warm"], dim, local_uri, self.read_lock, text_index=False, vector_index=False
+        )
+        cold_db = connect(cold_uri, storage_options) if cold_uri else local
+        self.cold_table = Table(
+            cold_db, names["cold"], dim, cold_uri or local_uri, self.read_lock, text_index=True, vector_index=True
+        )
+        self._legacy = local if "memories" in local.list_tables().tables else None
+        self._index: WarmIndex | None = None
+        self._seen = 0
+        self._guard = threading.RLock()
+        self._searches = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memtiers-cold")
 
-    @classmethod
-    def as_recorded(cls, folder: Path) -> Store:
-        """Open the store with the model its vectors were made by (for re-embedding)."""
-        meta = json.loads((folder / "store.json").read_text())
-        return cls(folder, meta["model"], int(meta["dim"]))
+    def close(self) -> None:
+        self._searches.shutdown(wait=False)
 
-    def _open(self) -> None:
-        folder = self.folder
-        try:
-            self._db = lancedb.connect(folder / "lance", read_consistency_interval=timedelta(0))
-            if TABLE in self._db.list_tables().tables:
-                self._table = self._db.open_table(TABLE)
+    # the model the vectors were made by
+
+    def _check_model(self) -> dict[str, Any]:
+        path = self.folder / "store.json"
+        if not path.exists():
+            meta = {"model": self.model, "dim": self.dim, "schema": SCHEMA_VERSION}
+            write_meta(path, meta)
+            return meta
+        meta = read_meta(path)
+        if meta.get("model") != self.model or meta.get("dim") != self.dim:
+            raise ModelMismatch(
+                f"the store in {self.folder} was embedded with {meta.get('model')!r} (dim {meta.get('dim')}), "
+                f"not the configured {self.model!r}; set MEMTIERS_EMBED_MODEL back, or run "
+                f"`memtiers reembed` to re-embed every memory with the new model"
+            )
+        return meta
+
+    # opening for writes: finish what a crash left half done, bring an old layout up to date
+
+    def recover(self) -> None:
+        """Finish or drop tier moves a crash interrupted, and move a schema-1 table into the two tiers.
+
+        The caller holds the data folder's write lock.
+        """
+        if self._legacy is not None:
+            self._migrate_legacy()
+        pending = self.ledger.pending_moves()
+        if not pending:
+            return
+        done, undone = [], []
+        for move in pending:
+            dst = self.table(Tier(move.dst))
+            src = self.table(Tier(move.src))
+            if dst.get([move.rid], ["id"]).num_rows:
+                src.delete([move.rid])
+                done.append(move)
             else:
-                self._table = self._db.create_table(TABLE, schema=schema(self.dim), exist_ok=True)
-        except (OSError, RuntimeError, ValueError) as exc:
-            raise StorageError(f"cannot open the LanceDB store in {folder}: {exc}") from exc
-        self._has_fts = any(i.index_type == "FTS" for i in self._table.list_indices())
+                undone.append(move.rid)
+        self.ledger.changed([m.rid for m in pending])
+        self.ledger.finish_moves(done, undone)
+        log.warning("finished %d tier moves and dropped %d that a crash interrupted", len(done), len(undone))
 
-    def _check_model(self) -> None:
-        meta_path = self.folder / "store.json"
-        if meta_path.exists():
-            meta = json.loads(meta_path.read_text())
-            if meta.get("model") != self.model or meta.get("dim") != self.dim:
-                raise ModelMismatch(
-                    f"the store in {self.folder} was embedded with {meta.get('model')!r} (dim {meta.get('dim')}), "
-                    f"not the configured {self.model!r}; set MEMTIERS_EMBED_MODEL back, or run "
-                    f"`memtiers reembed` to re-embed every memory with the new model"
-                )
+    def _migrate_legacy(self) -> None:
+        """Copy the rows of the single schema-1 table into the warm and cold tables, then drop it."""
+        assert self._legacy is not None
+        old = self._legacy.open_table("memories")
+        warm_ids, cold_ids = self.warm_table.ids(), self.cold_table.ids()  # a migration cut short goes on
+        for batch in old.to_lance().to_batches(batch_size=5_000):
+            rows = batch.to_pylist()
+            for row in rows:
+                row["terms"] = document_terms(row["content"], as_utc(row["occurred_at"]))
+                row["before"], row["after"] = [], []
+            for tier, table, have in ((Tier.WARM, self.warm_table, warm_ids), (Tier.COLD, self.cold_table, cold_ids)):
+                chosen = [r for r in rows if r["tier"] == tier.value and r["id"] not in have]
+                table.add(pa.Table.from_pylist(chosen, schema=schema(self.dim)))
+        self._legacy.drop_table("memories")
+        self._legacy = None
+        meta = read_meta(self.folder / "store.json") | {"schema": SCHEMA_VERSION}
+        write_meta(self.folder / "store.json", meta)
+        self.ledger.changed(["*"])
+        log.warning("moved the memories of %s into separate warm and cold tables", self.folder)
+
+    def table(self, tier: Tier) -> Table:
+        return self.cold_table if tier is Tier.COLD else self.warm_table
+
+    # the warm tier in memory
+
+    @contextmanager
+    def warm(self) -> Iterator[WarmIndex]:
+        """The warm index as every process has written it, held still while the caller reads it."""
+        with self._guard:
+            yield self._synced()
+
+    def _synced(self) -> WarmIndex:
+        if self._index is None:
+            self._load()
         else:
-            meta_path.write_text(json.dumps({"model": self.model, "dim": self.dim, "schema": SCHEMA_VERSION}))
+            newest, changed = self.ledger.changes_since(self._seen)
+            if changed is None or "*" in (changed or ()):
+                self._load()
+            elif changed:
+                assert self._index is not None
+                rows = _rows(self.warm_table.get(sorted(changed), _ROW_COLUMNS))
+                self._index.remove(changed)
+                self._index.put(rows)
+                self._seen = newest
+            else:
+                self._seen = newest
+        assert self._index is not None
+        return self._index
+
+    def _load(self) -> None:
+        seen = self.ledger.last_change()  # read first: a change made during the load is applied after it
+        index = WarmIndex(self.dim)
+        for batch in self.warm_table.scan(_ROW_COLUMNS):
+            index.put(_rows(pa.Table.from_batches([batch])))
+        self._index, self._seen = index, seen
+
+    def _changed(self, rids: Sequence[str], apply: Any) -> None:
+        """Note a change of warm records in the feed and apply it to this process's index."""
+        with self._guard:
+            index = self._synced()
+            before = self._seen
+            newest = self.ledger.changed(rids)
+            apply(index)
+            if newest == before + len(set(rids)):
+                self._seen = newest
 
     # reads
 
-    @_reads
-    def count(self, tier: Tier | None = None) -> int:
-        return self._table.count_rows(None if tier is None else f"tier = {_quote(tier.value)}")
-
-    @_reads
     def get(self, ids: Sequence[str]) -> dict[str, Record]:
-        if not ids:
-            return {}
-        rows = self._table.search().where(_in_ids(ids)).select(RECORD_COLUMNS).limit(len(ids)).to_list()
-        return {row["id"]: _record(row) for row in rows}
+        for rid in ids:
+            check_id(rid)
+        out: dict[str, Record] = {}
+        with self.warm() as index:
+            for rid in ids:
+                row = index.get(rid)
+                if row is not None:
+                    out[rid] = row.record
+        rest = [rid for rid in dict.fromkeys(ids) if rid not in out]
+        if rest:
+            for row in _rows(self.cold_table.get(rest, _HIT_COLUMNS)):
+                out[row.record.id] = row.record
+        return out
 
-    @_reads
     def find_hashes(self, hashes: Sequence[str]) -> dict[str, tuple[str, Tier]]:
         """Stored ids and tiers of the given content hashes."""
         found: dict[str, tuple[str, Tier]] = {}
-        for start in range(0, len(hashes), 500):
-            chunk = hashes[start : start + 500]
-            where = "hash IN (" + ",".join(_quote(h) for h in chunk) + ")"
-            for row in self._table.search().where(where).select(["id", "hash", "tier"]).limit(len(chunk) * 2).to_list():
-                found.setdefault(row["hash"], (row["id"], Tier(row["tier"])))
+        with self.warm() as index:
+            for digest in hashes:
+                rid = index.by_hash.get(digest)
+                if rid is not None:
+                    found[digest] = (rid, Tier.WARM)
+        rest = [h for h in dict.fromkeys(hashes) if h not in found]
+        if rest and self.cold_table.count():
+            for digest, rid in self.cold_table.find_hashes(rest).items():
+                found[digest] = (rid, Tier.COLD)
         return found
 
-    @_reads
-    def vector_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[Hit]:
-        rows = (
-            self._table.search(vector.astype(np.float32), vector_column_name="vector")
-            .distance_type("cosine")  # type: ignore[attr-defined]
-            .where(filters.where(), prefilter=True)
-            .select([*RECORD_COLUMNS, "_distance"])
-            .limit(k)
-            .to_list()
-        )
-        return [Hit(_record(row), 1.0 - float(row["_distance"])) for row in rows]
+    def count(self, tier: Tier | None = None) -> int:
+        if tier is Tier.WARM:
+            with self.warm() as index:
+                return index.live
+        if tier is Tier.COLD:
+            return self.cold_table.count()
+        return self.count(Tier.WARM) + self.count(Tier.COLD)
 
-    @_reads
-    def text_search(self, query: str, k: int, filters: Filters) -> list[Hit]:
-        if not self._has_fts:
-            self._refresh_fts_flag()
-            if not self._has_fts:
-                return []
-        try:
-            rows = (
-                self._table.search(query, query_type="fts")
-                .where(filters.where(), prefilter=True)
-                .select([*RECORD_COLUMNS, "_score"])
-                .limit(k)
-                .to_list()
-            )
-        except (ValueError, RuntimeError) as exc:  # a query made only of stop words or symbols
-            log.debug("full-text search skipped: %s", exc)
-            return []
-        return [Hit(_record(row), float(row["_score"])) for row in rows]
+    def search_cold(self, vectors: np.ndarray, terms: str, k: int, where: str | None) -> ColdHits:
+        """The cold records nearest the query by meaning and best by words, the two searches run at once."""
+        if not self.cold_table.count():
+            return ColdHits([], [])
+        near = self._searches.submit(self.cold_table.vector_search, vectors[0], k, where, _HIT_COLUMNS)
+        worded = self._searches.submit(self.cold_table.text_search, terms, k, where, _HIT_COLUMNS)
+        by_words = worded.result()
+        by_meaning = near.result()
+        rows: dict[str, Row] = {}
+        words: dict[str, float] = {}
+        for row, score in zip(_rows(by_words), by_words["_score"].to_pylist(), strict=True):
+            rows[row.record.id] = row
+            words[row.record.id] = float(score)
+        for row in _rows(by_meaning):
+            rows.setdefault(row.record.id, row)
+        return ColdHits(list(rows.values()), [words.get(rid, 0.0) for rid in rows])
 
-    @_reads
-    def index(self) -> Index:
-        """The in-memory index of the table as it is now, rebuilt only when the table has a new version."""
-        version = self._table.version
-        index = self._index
-        if index is None or index.version != version:
-            index = self._index = Index(version, self._table.to_arrow())
-        return index
+    def cold_rows(self, ids: Sequence[str]) -> list[Row]:
+        return _rows(self.cold_table.get(list(ids), _HIT_COLUMNS)) if ids else []
 
-    def records(self, index: Index, positions: Sequence[int]) -> list[Record]:
-        return [_record(row) for row in index.rows(positions)]
+    def lifecycle_rows(self, ids: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """What the tier rules read: every warm record, and those cold records named (the recalled ones)."""
+        out = []
+        with self.warm() as index:
+            for row in index.rows:
+                if row is not None:
+                    out.append(_lifecycle(row.record))
+            wanted = [rid for rid in dict.fromkeys(ids) if rid not in index.positions]
+        for start in range(0, len(wanted), 5_000):
+            for record in self.get(wanted[start : start + 5_000]).values():
+                out.append(_lifecycle(record))
+        return out
 
-    @_reads
-    def lifecycle_rows(self, tiers: Sequence[Tier]) -> list[dict[str, Any]]:
-        """The columns the tier rules read, for every record in those tiers."""
-        where = "tier IN (" + ",".join(_quote(t.value) for t in tiers) + ")"
-        columns = [
-            "id",
-            "tier",
-            "kind",
-            "protected",
-            "occurred_at",
-            "created_at",
-            "forget_after",
-            "superseded_by",
-        ]
-        table = self._table.search().where(where).select(columns).limit(self._table.count_rows() + 1).to_arrow()
-        return table.to_pylist()
+    # writes: callers hold the data folder's write lock
 
-    @_reads
-    def scan(self) -> list[dict[str, Any]]:
-        """Every row with its vector (for re-embedding)."""
-        return self._table.to_arrow().to_pylist()
+    def add(self, rows: list[Row]) -> None:
+        """Add new records to the warm tier, as one LanceDB write."""
+        if not rows:
+            return
+        self.warm_table.add(_table(rows, self.dim))
+        self._changed([r.record.id for r in rows], lambda index: index.put(rows))
 
-    # writes: callers hold the data folder's lock
+    def update(self, records: Sequence[Record], values: dict[str, Any]) -> None:
+        """Set the same field values on these records, wherever they are, one write per tier."""
+        for tier in (Tier.WARM, Tier.COLD):
+            chosen = [r for r in records if r.tier is tier]
+            if not chosen:
+                continue
+            self.table(tier).update([r.id for r in chosen], _stored_values(values))
+            if tier is Tier.WARM:
+                changed = [replace(r, **values) for r in chosen]
+                self._changed([r.id for r in chosen], lambda index, c=changed: [index.replace_record(r) for r in c])
 
-    def add(self, rows: list[dict[str, Any]]) -> None:
-        # A microsecond apart, the rows of one batch keep their order through later rewrites (a tier
-        # update moves rows to new files), so recall can show a hit's neighbours in the order given.
-        for offset, row in enumerate(rows):
-            row["created_at"] = as_utc(row["created_at"]) + timedelta(microseconds=offset)
-        if rows:
-            self._table.add(pa.Table.from_pylist(rows, schema=self._table.schema))
+    def move(self, moves: Sequence[Move]) -> None:
+        """Move records to another tier: copy, then delete where they were; logged when both are done."""
+        if not moves:
+            return
+        self.ledger.begin_moves(moves)
+        for src in (Tier.WARM, Tier.COLD):
+            chosen = [m for m in moves if m.src == src.value and m.dst != src.value]
+            if not chosen:
+                continue
+            dst = Tier.COLD if src is Tier.WARM else Tier.WARM
+            ids = [m.rid for m in chosen]
+            rows = self.table(src).get(ids)
+            if src is Tier.WARM:
+                rows = self._with_neighbours(rows)
+            rows = rows.set_column(rows.schema.get_field_index("tier"), "tier", pa.array([dst.value] * rows.num_rows))
+            self.table(dst).add(rows)
+            self.table(src).delete(ids)
+            if dst is Tier.WARM:
+                added = _rows(rows)
+                self._changed(ids, lambda index, a=added: index.put(a))
+            else:
+                self._changed(ids, lambda index, i=ids: index.remove(i))
+        self.ledger.finish_moves(moves)
 
-    def set_tier(self, ids: Sequence[str], tier: Tier) -> None:
-        if ids:
-            self._table.update(where=_in_ids(ids), values={"tier": tier.value})
+    def _with_neighbours(self, rows: pa.Table) -> pa.Table:
+        """Rows leaving warm carry their episode neighbours' ids, so cold can lend to them without an index."""
+        before, after = rows["before"].to_pylist(), rows["after"].to_pylist()
+        with self.warm() as index:
+            for i, rid in enumerate(rows["id"].to_pylist()):
+                if rid in index.positions:
+                    near_before, near_after = index.neighbours(rid, 2)
+                    before[i] = list(near_before) or before[i] or []
+                    after[i] = list(near_after) or after[i] or []
+        rows = rows.set_column(rows.schema.get_field_index("before"), "before", pa.array(before, pa.list_(pa.string())))
+        return rows.set_column(rows.schema.get_field_index("after"), "after", pa.array(after, pa.list_(pa.string())))
 
-    def protect(self, ids: Sequence[str]) -> None:
-        """Mark records as durable (kept out of the cold tier by heat), in one write."""
-        if ids:
-            self._table.update(where=_in_ids(ids), values={"protected": True})
-
-    def supersede(self, ids: Sequence[str], by: str | None, at: datetime | None) -> None:
-        """Mark records as replaced by `by`, in one write; `by=None` clears the mark (their value is current again)."""
-        if ids:
-            when = as_utc(at) if by is not None and at is not None else None
-            self._table.update(where=_in_ids(ids), values={"superseded_by": by, "superseded_at": when})
-
-    def delete(self, rid: str) -> None:
-        """Delete a record for good: compaction then drops the older versions that still held it."""
-        self._table.delete(_in_ids([rid]))
-        self.compact()
-
-    def rebind(self, model: str, dim: int, rows: list[dict[str, Any]]) -> None:
-        """Overwrite the whole table with rows embedded by another model, in one version, and record it."""
-        data = pa.Table.from_pylist(rows, schema=schema(dim))
-        self._table = self._db.create_table(TABLE, data=data, mode="overwrite")
-        self.model, self.dim = model, dim
-        (self.folder / "store.json").write_text(json.dumps({"model": model, "dim": dim, "schema": SCHEMA_VERSION}))
-        self._has_fts = False
-        self.compact()
-
-    def compact(self) -> None:
-        """Merge small files, fold new rows into the indexes, and drop every older version.
-
-        Dropping old versions is safe only because every reader holds the read lock shared and
-        this holds it exclusive: no process is reading a version while its files go.
-        """
-        try:
-            with shared_lock(self.read_lock, exclusive=True), warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message=".*cleanup_older_than=0.*", category=UserWarning)
-                if not self._has_fts and self._table.count_rows() > 0:
-                    self._table.create_index("content", config=FTS(), replace=True)
-                    self._has_fts = True
-                self._table.optimize(cleanup_older_than=timedelta(0))
-        except (OSError, RuntimeError, ValueError) as exc:
-            raise StorageError(f"compacting the store failed: {exc}") from exc
+    def delete(self, record: Record) -> None:
+        """Delete a record for good: its table is rewritten so that no file, version or index keeps it."""
+        table = self.table(record.tier)
+        table.delete([record.id])
+        if record.tier is Tier.WARM:
+            self._changed([record.id], lambda index: index.remove([record.id]))
+        table.compact(scrub=True)
 
     def after_write(self, before: int, after: int) -> None:
-        """Compact each time the row counter (shared by every process) passes a multiple of `compact_every`."""
-        if after // self.compact_every > before // self.compact_every or not self._has_fts:
-            self.compact()
+        """Compact warm each time the row counter (shared by every process) passes a multiple of `compact_every`."""
+        if after // self.compact_every > before // self.compact_every:
+            self.warm_table.compact()
 
-    def _refresh_fts_flag(self) -> None:
-        self._has_fts = any(i.index_type == "FTS" for i in self._table.list_indices())
+    def compact(self) -> None:
+        self.warm_table.compact()
+        self.cold_table.compact()
+        self.ledger.trim_changes()
+
+    def overwrite(self, tier: Tier, batches: Iterator[pa.RecordBatch], model: str, dim: int) -> None:
+        self.table(tier).overwrite(batches, dim)
+        self.model, self.dim = model, dim
 
     def files(self) -> tuple[int, int]:
-        """Number of files and bytes on disk under the LanceDB folder."""
-        paths = [p for p in (self.folder / "lance").rglob("*") if p.is_file()]
-        return len(paths), sum(p.stat().st_size for p in paths)
+        counts = [t.files() for t in (self.warm_table, self.cold_table)]
+        return sum(c[0] for c in counts), sum(c[1] for c in counts)
 
     def versions(self) -> int:
-        return len(self._table.list_versions())
+        return self.warm_table.versions() + self.cold_table.versions()
+
+
+def read_meta(path: Path) -> dict[str, Any]:
+    """store.json, or an error that names it and says what to do."""
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(meta, dict) or "model" not in meta or "dim" not in meta:
+            raise ValueError("it lacks the model and dim entries")
+        return meta
+    except (OSError, ValueError) as exc:
+        raise StorageError(
+            f"{path} is unreadable or corrupt ({exc}); it records which model made the vectors: restore it, or "
+            'write {"model": "memtiers/all-MiniLM-L6-v2-int8", "dim": 384, "schema": 2} if you never changed '
+            "MEMTIERS_EMBED_MODEL"
+        ) from exc
+
+
+def write_meta(path: Path, meta: dict[str, Any]) -> None:
+    """Write store.json atomically: a concurrent reader sees the old file or the new one, never a part."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    with open(partial, "w", encoding="utf-8") as handle:
+        json.dump(meta, handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(partial, path)
+
+
+def new_row(record: Record, digest: str, vector: np.ndarray) -> Row:
+    return Row(record, digest, document_terms(record.content, record.occurred_at), vector)
+
+
+def _table(rows: Sequence[Row], dim: int) -> pa.Table:
+    data = []
+    for row in rows:
+        r = row.record
+        data.append(
+            {
+                "id": r.id,
+                "hash": row.hash,
+                "content": r.content,
+                "tier": r.tier.value,
+                "kind": r.kind.value,
+                "protected": r.protected,
+                "tags": list(r.tags),
+                "metadata": json.dumps(r.metadata, ensure_ascii=False),
+                "source": r.source,
+                "occurred_at": r.occurred_at,
+                "created_at": r.created_at,
+                "forget_after": r.forget_after,
+                "superseded_by": r.superseded_by,
+                "superseded_at": r.superseded_at,
+                "before": list(row.before),
+                "after": list(row.after),
+                "terms": row.terms,
+                "vector": row.vector.astype(np.float32).tolist(),
+            }
+        )
+    return pa.Table.from_pylist(data, schema=schema(dim))
+
+
+def _rows(table: pa.Table) -> list[Row]:
+    if not table.num_rows:
+        return []
+    names = set(table.column_names)
+    vectors = table["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
+    vectors = np.asarray(vectors, dtype=np.float32).reshape(table.num_rows, -1)
+    terms = table["terms"].to_pylist() if "terms" in names else [""] * table.num_rows
+    hashes = table["hash"].to_pylist() if "hash" in names else [""] * table.num_rows
+    out = []
+    columns = {name: table[name].to_pylist() for name in RECORD_COLUMNS}
+    for i in range(table.num_rows):
+        row = {name: values[i] for name, values in columns.items()}
+        out.append(
+            Row(
+                _record(row),
+                hashes[i],
+                terms[i] or "",
+                vectors[i],
+                tuple(row["before"] or ()),
+                tuple(row["after"] or ()),
+            )
+        )
+    return out
 
 
 def _record(row: dict[str, Any]) -> Record:
@@ -343,3 +455,48 @@ def _record(row: dict[str, Any]) -> Record:
         superseded_by=row["superseded_by"],
         superseded_at=as_utc(row["superseded_at"]) if row["superseded_at"] else None,
     )
+
+
+def _stored_values(values: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        if key == "metadata":
+            out[key] = json.dumps(value, ensure_ascii=False)
+        elif key == "tags":
+            out[key] = list(value)
+        elif key == "kind" or key == "tier":
+            out[key] = value.value
+        elif isinstance(value, datetime):
+            out[key] = as_utc(value)
+        else:
+            out[key] = value
+    return out
+
+
+def _lifecycle(record: Record) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "tier": record.tier.value,
+        "kind": record.kind.value,
+        "protected": record.protected,
+        "occurred_at": record.occurred_at,
+        "created_at": record.created_at,
+        "forget_after": record.forget_after,
+        "superseded_by": record.superseded_by,
+    }
+
+
+def where_clause(tags: Sequence[str], since: datetime | None, until: datetime | None) -> str | None:
+    """A LanceDB filter for a search scope, or None for everything."""
+    parts = []
+    if tags:
+        parts.append("array_has_any(tags, [" + ",".join(quote(t) for t in tags) + "])")
+    if since is not None:
+        parts.append(f"occurred_at >= {_timestamp(since)}")
+    if until is not None:
+        parts.append(f"occurred_at <= {_timestamp(until)}")
+    return " AND ".join(parts) or None
+
+
+def _timestamp(value: datetime) -> str:
+    return f"timestamp '{as_utc(value).strftime('%Y-%m-%dT%H:%M:%S.%f')}'"

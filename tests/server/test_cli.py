@@ -13,7 +13,6 @@ from tests.helpers import T0, count_rows
 from tiers.embedder import FastEmbedder
 from tiers.memory import Memory
 from tiers.records import MemoryIn, Tier
-from tiers.store import Filters
 
 
 @pytest.fixture
@@ -125,7 +124,8 @@ def test_reembed_rewrites_every_vector_and_keeps_ids_tiers_and_search(
         found = memory.recall("toner for the printer", T0, tiers=[Tier.WARM, Tier.COLD])
         assert memory.get(seeded["note"]).tier is Tier.COLD
         assert memory.get(seeded["fact"]).tier is Tier.WARM
+        by_words = memory.recall("vegetarian", T0, tiers=[Tier.WARM, Tier.COLD])
     finally:
         memory.close()
     assert found.hits[0].record.id == seeded["note"]
-    assert memory.store.text_search("vegetarian", 5, Filters()) != []
+    assert by_words.hits[0].record.id == seeded["fact"]

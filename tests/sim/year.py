@@ -23,12 +23,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
+from tiers.index import Scope
 
 from tests.sim.world import CRITICAL, IDENTITY, PREFERENCES, Ask, Day, script
 from tiers import recall as ranking
 from tiers.embedder import Embedder, FastEmbedder
 from tiers.hot import render
-from tiers.index import Scope
 from tiers.memory import Memory, MemorySettings
 from tiers.records import MemoryIn, Tier, tokens_of
 

@@ -12,7 +12,6 @@ from tiers.embedder import FastEmbedder
 from tiers.errors import InvalidInput, NotFound
 from tiers.memory import Memory, MemorySettings
 from tiers.records import Kind, MemoryIn, Tier
-from tiers.store import Filters
 
 
 def remember(memory: Memory, content: str, **fields: object) -> str:
@@ -80,7 +79,8 @@ def test_forget_removes_a_memory_from_vector_and_text_search(memory: Memory) -> 
     assert (gone.id, gone.tier) == (rid, Tier.WARM)
     every_tier = [Tier.HOT, Tier.WARM, Tier.COLD]
     assert rid not in [h.record.id for h in memory.recall("bank PIN hint", T0, tiers=every_tier).hits]
-    assert memory.store.text_search("PIN", 10, Filters()) == []
+    with memory.store.warm() as index:
+        assert index.bm25(["pin"]).max(initial=0.0) == 0.0
     with pytest.raises(NotFound):
         memory.get(rid)
     assert memory.ledger.usage([rid]) == {}

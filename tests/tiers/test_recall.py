@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
-import pyarrow as pa
 import pytest
 
 from tiers.embedder import FastEmbedder
 from tiers.hot import Entry
-from tiers.index import Index, Scope, terms
 from tiers.memory import Memory
 from tiers.recall import (
     Packed,
+    Pool,
     Ranked,
     RecallSettings,
     _lend_to_neighbours,
@@ -23,9 +21,12 @@ from tiers.recall import (
     pack,
     query_forms,
     rank,
+    wants_time,
 )
 from tiers.records import DURABLE_KINDS, Kind, MemoryIn, Record, Tier, tokens_of
-from tiers.store import schema
+from tiers.search import Query, _PoolBuilder, _WarmPart
+from tiers.terms import document_terms, words
+from tiers.warm import Row, Scope, WarmIndex
 
 DAY = datetime(2026, 3, 1, 12, tzinfo=UTC)
 DIM = 4
@@ -33,28 +34,39 @@ DIM = 4
 
 def _row(
     i: int, content: str, vector: list[float], day: int = 0, tier: Tier = Tier.WARM, kind: Kind = Kind.NOTE
-) -> dict[str, object]:
-    return {
-        "id": f"{i:012x}",
-        "hash": str(i),
-        "content": content,
-        "tier": tier.value,
-        "kind": kind.value,
-        "protected": kind in DURABLE_KINDS,
-        "tags": [],
-        "metadata": json.dumps({}),
-        "source": None,
-        "occurred_at": DAY + timedelta(days=day),
-        "created_at": DAY + timedelta(microseconds=i),
-        "forget_after": None,
-        "superseded_by": None,
-        "superseded_at": None,
-        "vector": (np.asarray(vector, np.float32) / np.linalg.norm(vector)).tolist(),
-    }
+) -> Row:
+    when = DAY + timedelta(days=day)
+    record = Record(f"{i:012x}", content, tier, kind, kind in DURABLE_KINDS, when, DAY + timedelta(microseconds=i))
+    unit = np.asarray(vector, np.float32) / np.linalg.norm(vector)
+    return Row(record, str(i), document_terms(content, when), unit)
 
 
-def _index(rows: list[dict[str, object]]) -> Index:
-    return Index(1, pa.Table.from_pylist(rows, schema=schema(DIM)))
+def _index(rows: list[Row]) -> WarmIndex:
+    index = WarmIndex(DIM)
+    index.put(rows)
+    return index
+
+
+def _query(text: str, vector: np.ndarray | list[float], settings: RecallSettings | None = None) -> Query:
+    vectors = np.atleast_2d(np.asarray(vector, np.float32))
+    terms = words(text) + wants_time(text, settings or RecallSettings())
+    return Query(text, [text], vectors, terms, (Tier.WARM, Tier.COLD), (), None, None, True)
+
+
+def _pool(rows: list[Row], query: Query) -> Pool:
+    """The pool a search builds: the warm rows from the index, the cold ones as a cold search returns them."""
+    index = _index([r for r in rows if r.record.tier is Tier.WARM])
+    builder = _PoolBuilder(_WarmPart(index, query, True), index, query)
+    cold = [r for r in rows if r.record.tier is Tier.COLD]
+    builder.add_cold(cold, [0.0] * len(cold))
+    return builder.build()
+
+
+def _rank(
+    rows: list[Row], text: str, vector: list[float], settings: RecallSettings, limit: int, **kw: object
+) -> list[int]:
+    query = _query(text, vector, settings)
+    return [p for p, _, _ in rank(_pool(rows, query), text, settings, limit, True, **kw)]  # type: ignore[arg-type]
 
 
 def _record(i: int, content: str, day: int = 0, tier: Tier = Tier.WARM) -> Record:
@@ -62,25 +74,28 @@ def _record(i: int, content: str, day: int = 0, tier: Tier = Tier.WARM) -> Recor
     return Record(f"{i:012x}", content, tier, Kind.NOTE, False, when, DAY + timedelta(microseconds=i))
 
 
-def _all(index: Index) -> np.ndarray:
-    return index.mask(Scope((Tier.WARM, Tier.COLD)))
-
-
 def test_terms_drop_stop_words_and_stem() -> None:
-    assert terms("The groups were running to the painting") == ["group", "run", "paint"]
+    assert words("The groups were running to the painting") == ["group", "run", "paint"]
 
 
 def test_bm25_ranks_the_row_with_the_rare_word_first() -> None:
     index = _index([_row(0, "we talked about the weather", [1, 0, 0, 0]), _row(1, "the pottery class", [0, 1, 0, 0])])
-    scores = index.bm25("pottery weather class")
+    scores = index.bm25(words("pottery weather class"))
     assert scores[1] > scores[0] > 0
 
 
 def test_episode_links_follow_the_stored_order_within_one_day() -> None:
     rows = [_row(0, "a", [1, 0, 0, 0]), _row(1, "b", [0, 1, 0, 0]), _row(2, "c", [0, 0, 1, 0], day=1)]
     index = _index(rows)
-    assert index.next.tolist() == [1, -1, -1]
-    assert index.prev.tolist() == [-1, 0, -1]
+    assert index.next[:3].tolist() == [1, -1, -1]
+    assert index.prev[:3].tolist() == [-1, 0, -1]
+
+
+def test_episode_links_close_the_gap_when_a_row_leaves_the_warm_index() -> None:
+    index = _index([_row(i, f"turn {i}", [1, 0, 0, 0]) for i in range(3)])
+    index.remove([f"{1:012x}"])
+    assert index.next[0] == 2 and index.prev[2] == 0
+    assert index.neighbours(f"{0:012x}", 2) == ((), (f"{2:012x}",))
 
 
 def test_a_hit_lends_its_neighbour_a_share_of_its_score() -> None:
@@ -89,39 +104,37 @@ def test_a_hit_lends_its_neighbour_a_share_of_its_score() -> None:
         _row(1, "yes, last friday", [0, 1, 0, 0]),
         _row(2, "unrelated chatter", [0, 0.9, 0.1, 0]),
     ]
-    index = _index(rows)
-    query = np.asarray([1, 0, 0, 0], np.float32)
     settings = RecallSettings(neighbours=0.7)
-    with_neighbours = [p for p, _, _ in rank(index, query, "pottery class", _all(index), settings, 3, True)]
-    without = [
-        p for p, _, _ in rank(index, query, "pottery class", _all(index), settings.without("neighbours"), 3, True)
-    ]
+    with_neighbours = _rank(rows, "pottery class", [1, 0, 0, 0], settings, 3)
+    without = _rank(rows, "pottery class", [1, 0, 0, 0], settings.without("neighbours"), 3)
     assert with_neighbours[:2] == [0, 1]
     assert without[0] == 0
 
 
+def test_a_cold_hit_lends_to_the_neighbour_it_carries_a_link_to() -> None:
+    question = _row(0, "did you go to the pottery class", [1, 0, 0, 0], tier=Tier.COLD)
+    answer = _row(1, "yes, last friday", [0, 1, 0, 0], tier=Tier.COLD)
+    chatter = _row(2, "unrelated chatter", [0, 0.9, 0.1, 0], tier=Tier.COLD)
+    question = replace(question, after=(answer.record.id,))
+    answer = replace(answer, before=(question.record.id,))
+    found = _rank([question, answer, chatter], "pottery class", [1, 0, 0, 0], RecallSettings(neighbours=0.7), 2)
+    assert found == [0, 1]
+
+
 def test_default_tiers_rank_a_cold_row_just_below_an_equal_warm_one() -> None:
     rows = [_row(0, "pottery class", [1, 0, 0, 0], tier=Tier.COLD), _row(1, "pottery class!", [1, 0, 0, 0])]
-    index = _index(rows)
-    found = rank(index, np.asarray([1, 0, 0, 0], np.float32), "pottery", _all(index), RecallSettings(), 2, True)
-    assert [p for p, _, _ in found] == [1, 0]
+    query = _query("pottery", [1, 0, 0, 0])
+    pool = _pool(rows, query)
+    found = rank(pool, "pottery", RecallSettings(), 2, True)
+    assert [bool(pool.cold[p]) for p, _, _ in found] == [False, True]
     assert found[1][1] > 0
 
 
-def test_near_duplicates_drop_out_when_diversity_is_on() -> None:
-    rows = [_row(0, "pottery", [1, 0, 0, 0]), _row(1, "pottery", [1, 0.01, 0, 0]), _row(2, "kiln", [0.5, 0.5, 0, 0])]
-    index = _index(rows)
-    settings = RecallSettings(diversity=0.99, neighbours=0.0)
-    found = rank(index, np.asarray([1, 0, 0, 0], np.float32), "pottery", _all(index), settings, 3, True)
-    assert [p for p, _, _ in found] == [0, 2]
-
-
-def test_scope_keeps_only_the_asked_tiers_and_times() -> None:
-    rows = [_row(0, "a", [1, 0, 0, 0]), _row(1, "b", [1, 0, 0, 0], day=5, tier=Tier.COLD)]
-    index = _index(rows)
-    assert index.mask(Scope((Tier.WARM,))).tolist() == [True, False]
+def test_scope_keeps_only_the_asked_times() -> None:
+    index = _index([_row(0, "a", [1, 0, 0, 0]), _row(1, "b", [1, 0, 0, 0], day=5)])
     since = int((DAY + timedelta(days=1)).timestamp() * 1_000_000)
-    assert index.mask(Scope((Tier.WARM, Tier.COLD), since_us=since)).tolist() == [False, True]
+    assert index.mask(Scope()).tolist() == [True, True]
+    assert index.mask(Scope(since_us=since)).tolist() == [False, True]
 
 
 def _hits(count: int, length: int = 80) -> list[Ranked]:
@@ -170,18 +183,20 @@ def test_recall_finds_a_cold_memory_and_the_answer_stored_after_the_question(
         "Caroline: I am thinking of learning the violin.",
     ]
     stored = memory.remember([MemoryIn(content=t, occurred_at=when) for t in turns], DAY)
-    memory.store.set_tier([s.id for s in stored], Tier.COLD)
-    packed = memory.recall("how did the adoption agency interview go", DAY, limit=2)
+    memory.sweep(DAY + timedelta(days=200))
+    later = DAY + timedelta(days=200)
+    packed = memory.recall("how did the adoption agency interview go", later, limit=2)
     assert [h.record.id for h in packed.hits] == [stored[0].id, stored[1].id]
     assert packed.text.splitlines()[0] == "2023-05-08 cold:"
-    budgeted = memory.recall("adoption agency", DAY, max_tokens=40)
+    budgeted = memory.recall("adoption agency", later, max_tokens=40)
     assert budgeted.tokens <= 40 and budgeted.hits[0].record.id == stored[0].id
 
 
 def test_the_lent_share_shrinks_with_each_step_and_stops_at_the_reach() -> None:
-    index = _index([_row(i, f"turn {i}", [1, 0, 0, 0]) for i in range(4)])
+    rows = [_row(i, f"turn {i}", [1, 0, 0, 0]) for i in range(4)]
+    pool = _pool(rows, _query("turn", [1, 0, 0, 0]))
     fused = np.asarray([1.0, 0.0, 0.0, 0.0])
-    lent = _lend_to_neighbours(index, fused, _all(index), 0.5, 2)
+    lent = _lend_to_neighbours(pool, fused, 0.5, 2)
     assert lent.tolist() == [1.0, 0.5, 0.25, 0.0]
 
 
@@ -233,38 +248,33 @@ def test_a_row_scores_its_best_cosine_over_the_query_forms() -> None:
 def test_a_query_about_the_user_keeps_room_for_its_best_durable_facts() -> None:
     chatter = [_row(i, f"User mentioned the weather, day {i}", [1, 0.1 * i, 0, 0]) for i in range(6)]
     fact = _row(9, "I have type 1 diabetes", [0.5, 0, 1, 0], kind=Kind.HEALTH)
-    index = _index([*chatter, fact])
-    query = np.asarray([1, 0, 0.2, 0], np.float32)
-    query /= np.linalg.norm(query)
+    rows = [*chatter, fact]
+    vector = [1 / 1.0198, 0, 0.2 / 1.0198, 0]
     settings = RecallSettings(neighbours=0.0)
-    about_user = [p for p, _, _ in rank(index, query, "what do I have", _all(index), settings, 3, True)]
-    about_other = [p for p, _, _ in rank(index, query, "what does Ana have", _all(index), settings, 3, True)]
+    about_user = _rank(rows, "what do I have", vector, settings, 3)
+    about_other = _rank(rows, "what does Ana have", vector, settings, 3)
     off = RecallSettings(neighbours=0.0, durable=0)
     assert 6 in about_user and len(about_user) == 3
     assert 6 not in about_other
-    assert 6 not in [p for p, _, _ in rank(index, query, "what do I have", _all(index), off, 3, True)]
-    assert [p for p, _, _ in rank(index, query, "what do I have", _all(index), settings, 1, True)] == about_other[:1]
+    assert 6 not in _rank(rows, "what do I have", vector, off, 3)
+    assert _rank(rows, "what do I have", vector, settings, 1) == about_other[:1]
 
 
 def test_a_query_about_a_durable_kind_lists_its_facts_first() -> None:
     rows = [_row(i, f"User felt sleepy on day {i}", [1, 0, 0, 0]) for i in range(4)]
     rows.append(_row(4, "I have epilepsy", [0, 1, 0, 0], kind=Kind.HEALTH))
     rows.append(_row(5, "I like tea", [0, 0, 1, 0], kind=Kind.PREFERENCE))
-    index = _index(rows)
-    query = np.asarray([1, 0, 0, 0], np.float32)
     settings = RecallSettings(neighbours=0.0, durable=0)
-    found = [p for p, _, _ in rank(index, query, "conditions", _all(index), settings, 2, True, kinds=["health"])]
+    found = _rank(rows, "conditions", [1, 0, 0, 0], settings, 2, kinds=["health"])
     assert found[0] == 4 and 5 not in found
 
 
 def test_a_when_question_matches_the_rows_that_say_a_time() -> None:
     rows = [_row(0, "we went to the lake", [1, 0, 0, 0]), _row(1, "we went to the lake yesterday", [1, 0, 0, 0])]
-    index = _index(rows)
-    query = np.asarray([1, 0, 0, 0], np.float32)
     on = RecallSettings(neighbours=0.0, when=True)
-    found = rank(index, query, "when did they go to the lake?", _all(index), on, 2, True)
-    assert [p for p, _, _ in found] == [1, 0]
-    assert index.bm25("lake")[0] > 0 and index.bm25("when")[1] == 0
+    assert _rank(rows, "when did they go to the lake?", [1, 0, 0, 0], on, 2) == [1, 0]
+    index = _index(rows)
+    assert index.bm25(words("lake"))[0] > 0 and index.bm25(words("when"))[1] == 0
 
 
 def test_a_health_fact_said_once_answers_the_agents_question_among_third_person_chatter(memory: Memory) -> None:

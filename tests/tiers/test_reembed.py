@@ -12,6 +12,7 @@ import pytest
 
 from tiers.embedder import FastEmbedder
 from tiers.errors import ModelMismatch
+from tiers.ledger import Move
 from tiers.memory import Memory
 from tiers.records import MemoryIn, Tier
 from tiers.reembed import reembed
@@ -56,7 +57,8 @@ def test_reembed_keeps_every_record_its_tier_and_id_and_search_works_with_the_ne
         + [MemoryIn(content="I am allergic to peanuts")],
         NOW,
     )
-    memory.store.set_tier([stored[0].id], Tier.COLD)
+    with memory.parts.locked():
+        memory.store.move([Move(NOW, stored[0].id, "warm", "cold", "test")])
     memory.close()
 
     assert reembed(tmp_path / "ns", LetterEmbedder()) == 31

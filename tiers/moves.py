@@ -1,0 +1,146 @@
+"""The moves between tiers: promote (and undo), forget, and the sweep the timer runs.
+
+The sweep decides and applies under one lock, against the state it locked: a record another process
+recalled a moment before is counted as used, and a value it just set is not idle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+
+from tiers.errors import InvalidInput, NotFound
+from tiers.ledger import Move
+from tiers.outcomes import Forgotten, Promoted, SweepReport
+from tiers.parts import Parts
+from tiers.profile import Edit, ProfileEditor
+from tiers.records import Kind, Record, Tier
+from tiers.rules import Plan, plan_sweep, record_heat
+from tiers.store import check_id
+
+
+class Moves:
+    """Promote, forget and sweep the records of one namespace."""
+
+    def __init__(self, parts: Parts, editor: ProfileEditor) -> None:
+        self.parts = parts
+        self.editor = editor
+
+    def get(self, rid: str) -> Record:
+        found = self.parts.store.get([check_id(rid)])
+        if rid not in found:
+            raise NotFound(f"no memory {rid!r} in this namespace (it may have been forgotten)")
+        return found[rid]
+
+    def heat_of(self, record: Record, now: datetime) -> float:
+        usage = self.parts.ledger.usage([record.id]).get(record.id)
+        return record_heat({"occurred_at": record.occurred_at}, usage, now, self.parts.settings.rules)
+
+    def promote(self, rid: str, now: datetime, to: Tier = Tier.HOT, key: str | None = None) -> Promoted:
+        """Move a record up: cold to warm, or into the profile as an entry sourced by it.
+
+        This is also how any move is undone: a record gone cold comes back with `to=warm`, and a profile
+        value that went down to warm (its history record keeps the key) comes back with `to=hot`.
+        """
+        record = self.get(rid)
+        to = Tier(to)
+        if to is Tier.COLD:
+            raise InvalidInput("promote moves records up (to warm or hot); records go cold by the timer")
+        heat_then = round(self.heat_of(record, now), 4)
+        parts = self.parts
+        if to is Tier.WARM:
+            if record.tier is Tier.WARM:
+                return Promoted(rid, Tier.WARM, "already_warm", src=Tier.WARM)
+            with parts.locked():
+                parts.store.move([Move(now, rid, record.tier.value, "warm", "promote", heat_then)])
+            parts.ledger.touch([rid], now)
+            return Promoted(rid, Tier.WARM, "promoted", src=record.tier)
+        key = key or record.metadata.get("profile_key")
+        if not key:
+            raise InvalidInput("promoting to hot needs a profile key, e.g. key='diet.allergy'")
+        value = record.content
+        given: tuple[str, ...] = (rid,)
+        if record.kind is Kind.HISTORY and value.startswith(f"{key}: "):
+            value = value[len(key) + 2 :]
+            earlier = [s for s in str(record.metadata.get("sources", "")).split() if s != rid]
+            still_stored = parts.store.get(earlier)
+            given += tuple(s for s in earlier if s in still_stored)
+        current = parts.hot.entries().get(key)
+        if current is not None and current.value == value and rid in current.sources:
+            return Promoted(rid, Tier.HOT, "already_hot", key, src=Tier.HOT)
+        edit = Edit({key: value}, sources={key: given}, rule="promote", src=record.tier, heat=heat_then)
+        self.editor.apply(edit, now)
+        if record.tier is Tier.COLD:
+            with parts.locked():
+                parts.store.move([Move(now, rid, "cold", "warm", "promote", heat_then)])
+        parts.ledger.touch([rid], now)
+        parts.candidates.drop([rid])
+        return Promoted(rid, Tier.HOT, "promoted", key, src=record.tier)
+
+    def forget(self, rid: str, now: datetime) -> Forgotten:
+        """Delete a record from every tier, file and index; the log keeps that it was forgotten, and when.
+
+        Profile entries it alone sourced are named (the agent decides whether they go too).
+        """
+        record = self.get(rid)
+        parts = self.parts
+        parts.hot.entries()  # a corrupt profile fails the call here, before the row is deleted
+        heat_then = round(self.heat_of(record, now), 4)
+        with parts.locked():
+            record = self.get(rid)  # as it is now, under the lock
+            parts.store.delete(record)
+        parts.ledger.forget(rid, [record.content])
+        parts.ledger.log([Move(now, rid, record.tier.value, "gone", "forget", heat_then)])
+        parts.candidates.drop([rid])
+        orphaned: list[str] = []
+        with parts.hot.editing() as entries:
+            for key, entry in list(entries.items()):
+                if rid in entry.sources:
+                    remaining = tuple(s for s in entry.sources if s != rid)
+                    entries[key] = replace(entry, sources=remaining)
+                    if not remaining:
+                        orphaned.append(key)
+        return Forgotten(rid, record.tier, tuple(orphaned))
+
+    def plan(self, now: datetime) -> Plan:
+        """What a sweep as of `now` would do, changing nothing.
+
+        Only warm records and the cold ones that were used can move: a cold record never recalled
+        has no heat to come back with, so the cold tier is never read whole.
+        """
+        parts = self.parts
+        rules = parts.settings.rules
+        usage = parts.ledger.usage()
+        used = [rid for rid, u in usage.items() if not rid.startswith("hot:")]
+        hot_enough = [
+            rid
+            for rid in used
+            if record_heat({"occurred_at": usage[rid].last_touch}, usage[rid], now, rules) >= rules.rewarm_at
+        ]
+        rows = parts.store.lifecycle_rows(hot_enough)
+        return plan_sweep(rows, usage, parts.hot.entries(), now, rules)
+
+    def sweep(self, now: datetime, dry_run: bool = False) -> SweepReport:
+        """One pass of the timer as of `now`: demote stale records, re-warm hot ones, propose candidates."""
+        with self.parts.locked():
+            plan = self.plan(now)
+            if not dry_run:
+                self._apply(plan, now)
+        return SweepReport(now, dry_run, plan.moves, plan.hot_candidates)
+
+    def _apply(self, plan: Plan, now: datetime) -> None:
+        parts = self.parts
+        record_moves = [m for m in plan.moves if m.src is not Tier.HOT]
+        if record_moves:
+            parts.store.move(
+                [Move(now, m.rid, m.src.value, m.dst.value, m.rule, heat=round(m.heat, 4)) for m in record_moves]
+            )
+            parts.store.compact()
+        idle = {m.key: round(m.heat, 4) for m in plan.moves if m.src is Tier.HOT and m.key}
+        if idle:
+            with parts.hot.editing() as entries:
+                old = [(key, entries[key], "hot_idle") for key in idle if key in entries]
+                self.editor.demote(old, now, idle)  # written to warm before the entries leave the profile
+                for key, _, _ in old:
+                    del entries[key]
+        parts.candidates.refresh(plan)

@@ -1,0 +1,292 @@
+"""One LanceDB table of records (the warm or the cold tier): its schema, reads, writes and indexes.
+
+Both tiers share one schema, so a move between them copies rows as they are. Every backend error
+is mapped here, once, into a StorageError that names the table.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+from lancedb.index import FTS, BTree, HnswSq
+from lancedb.query import MatchQuery
+
+from tiers.errors import InvalidInput, StorageError
+from tiers.locking import shared_lock
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+_ID = re.compile(r"^[0-9a-f]{12}$")
+_TS = pa.timestamp("us", tz="UTC")
+# Past this many rows a table gets an approximate vector index; below it an exact scan is as fast.
+VECTOR_INDEX_AT = 50_000
+# Rows per data file: forgetting a record rewrites the one file that held it, so files stay small.
+ROWS_PER_FILE = 50_000
+RECORD_COLUMNS = [
+    "id", "content", "tier", "kind", "protected", "tags", "metadata", "source",
+    "occurred_at", "created_at", "forget_after", "superseded_by", "superseded_at", "before", "after",
+]  # fmt: skip
+
+
+def schema(dim: int) -> pa.Schema:
+    return pa.schema(
+        [
+            ("id", pa.string()),
+            ("hash", pa.string()),
+            ("content", pa.string()),
+            ("tier", pa.string()),
+            ("kind", pa.string()),
+            ("protected", pa.bool_()),
+            ("tags", pa.list_(pa.string())),
+            ("metadata", pa.string()),
+            ("source", pa.string()),
+            ("occurred_at", _TS),
+            ("created_at", _TS),
+            ("forget_after", _TS),
+            ("superseded_by", pa.string()),
+            ("superseded_at", _TS),
+            # Ids of the records stored just before and after this one in its episode, nearest first.
+            ("before", pa.list_(pa.string())),
+            ("after", pa.list_(pa.string())),
+            # Every term the record is found by (tiers/terms.py), space-separated.
+            ("terms", pa.string()),
+            ("vector", pa.list_(pa.float32(), dim)),
+        ]
+    )
+
+
+def check_id(rid: str) -> str:
+    if not isinstance(rid, str) or not _ID.match(rid):
+        raise InvalidInput(f"{rid!r} is not a memory id; ids are 12 hex characters as remember and recall return")
+    return rid
+
+
+def quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def in_ids(ids: Sequence[str], column: str = "id") -> str:
+    return f"{column} IN (" + ",".join(quote(i) for i in ids) + ")"
+
+
+def _mapped(what: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Map LanceDB's errors from a method into a StorageError naming the table and what was done."""
+
+    def wrap(method: Callable[..., T]) -> Callable[..., T]:
+        @functools.wraps(method)
+        def call(self: Table, *args: Any, **kwargs: Any) -> T:
+            try:
+                return method(self, *args, **kwargs)
+            except (OSError, RuntimeError, ValueError) as exc:
+                if isinstance(exc, InvalidInput):
+                    raise
+                raise StorageError(f"{what} the {self.name} table in {self.where} failed: {_first_line(exc)}") from exc
+
+        return call
+
+    return wrap
+
+
+class Table:
+    """The LanceDB table of one tier of one namespace."""
+
+    def __init__(
+        self, db: Any, name: str, dim: int, where: str, read_lock: Path, *, text_index: bool, vector_index: bool
+    ) -> None:
+        self.name = name
+        self.dim = dim
+        self.where = where
+        self.read_lock = read_lock
+        self._db = db
+        self._text_index = text_index
+        self._vector_index = vector_index
+        try:
+            if name in db.list_tables().tables:
+                self._table = db.open_table(name)
+            else:
+                self._table = db.create_table(name, schema=schema(dim), exist_ok=True)
+        except (OSError, RuntimeError, ValueError) as exc:
+            raise StorageError(f"cannot open the {name} table in {where}: {_first_line(exc)}") from exc
+        self._indexed: set[str] | None = None
+
+    # reads: each holds the read lock shared, so compaction never removes files under it
+
+    def _reading(self) -> Any:
+        return shared_lock(self.read_lock)
+
+    @_mapped("counting")
+    def count(self, where: str | None = None) -> int:
+        with self._reading():
+            return int(self._table.count_rows(where))
+
+    @_mapped("reading")
+    def get(self, ids: Sequence[str], columns: Sequence[str] | None = None) -> pa.Table:
+        """The rows with these ids (in no particular order)."""
+        parts = []
+        with self._reading():
+            for start in range(0, len(ids), 500):
+                chunk = list(ids[start : start + 500])
+                query = self._table.search().where(in_ids(chunk)).limit(len(chunk) * 2)
+                if columns is not None:
+                    query = query.select(list(columns))
+                parts.append(query.to_arrow())
+        return _concat(parts, self._table.schema, columns)
+
+    @_mapped("reading")
+    def find_hashes(self, hashes: Sequence[str]) -> dict[str, str]:
+        """Stored ids of the given content hashes."""
+        found: dict[str, str] = {}
+        with self._reading():
+            for start in range(0, len(hashes), 500):
+                chunk = list(hashes[start : start + 500])
+                query = self._table.search().where(in_ids(chunk, "hash")).select(["id", "hash"])
+                rows = query.limit(len(chunk) * 2).to_arrow()
+                for rid, digest in zip(rows["id"].to_pylist(), rows["hash"].to_pylist(), strict=True):
+                    found.setdefault(digest, rid)
+        return found
+
+    @_mapped("reading")
+    def scan(
+        self, columns: Sequence[str] | None = None, where: str | None = None, batch: int = 10_000
+    ) -> Iterator[pa.RecordBatch]:
+        """Every row (or those matching `where`), in batches: never the whole table in memory at once."""
+        with self._reading():
+            query = self._table.search()
+            if columns:
+                query = query.select(list(columns))
+            if where:
+                query = query.where(where)
+            yield from query.limit(None).to_batches(batch)
+
+    @_mapped("searching")
+    def vector_search(self, vector: np.ndarray, k: int, where: str | None, columns: Sequence[str]) -> pa.Table:
+        with self._reading():
+            query = self._table.search(vector.astype(np.float32), vector_column_name="vector").distance_type("cosine")
+            if where:
+                query = query.where(where, prefilter=True)
+            if self._has_index("vector"):
+                query = query.ef(max(4 * k, 100))  # type: ignore[attr-defined]
+            return query.select([*columns, "_distance"]).limit(k).to_arrow()
+
+    @_mapped("searching")
+    def text_search(self, terms: str, k: int, where: str | None, columns: Sequence[str]) -> pa.Table:
+        """BM25 over the `terms` column; rows written since the last compaction are searched too."""
+        if not terms.strip() or not self._has_index("terms"):
+            return pa.table({c: [] for c in [*columns, "_score"]})
+        with self._reading():
+            query = self._table.search(MatchQuery(terms, "terms"), query_type="fts")  # type: ignore[call-arg]
+            if where:
+                query = query.where(where, prefilter=True)
+            return query.select([*columns, "_score"]).limit(k).to_arrow()
+
+    # writes: callers hold the data folder's write lock
+
+    @_mapped("writing to")
+    def add(self, rows: pa.Table) -> None:
+        if rows.num_rows:
+            self._table.add(rows.select(self._table.schema.names).cast(self._table.schema))
+
+    @_mapped("deleting from")
+    def delete(self, ids: Sequence[str]) -> None:
+        for start in range(0, len(ids), 500):
+            self._table.delete(in_ids(list(ids[start : start + 500])))
+
+    @_mapped("updating")
+    def update(self, ids: Sequence[str], values: dict[str, Any]) -> None:
+        for start in range(0, len(ids), 500):
+            self._table.update(where=in_ids(list(ids[start : start + 500])), values=values)
+
+    @_mapped("compacting")
+    def compact(self, scrub: bool = False) -> None:
+        """Merge small files, fold new rows into the indexes, create those now due, drop every older version.
+
+        `scrub` (after a forget) also rewrites every file that held a deleted row and rebuilds the
+        full-text index, so no file keeps a word of it. Dropping old versions is safe only because
+        every reader holds the read lock shared and this holds it exclusive.
+        """
+        with shared_lock(self.read_lock, exclusive=True), warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*cleanup_older_than.*", category=UserWarning)
+            rows = self._table.count_rows()
+            if scrub:
+                self._table.to_lance().optimize.compact_files(  # pylance: optimize() keeps lightly deleted files
+                    target_rows_per_fragment=ROWS_PER_FILE, materialize_deletions_threshold=0.0
+                )
+            self._ensure_indexes(rows, rebuild_text=scrub)
+            self._table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+
+    def _ensure_indexes(self, rows: int, rebuild_text: bool) -> None:
+        if not rows:
+            return
+        if self._text_index and (rebuild_text or not self._has_index("terms")):
+            config = FTS(base_tokenizer="whitespace", lower_case=False, stem=False, remove_stop_words=False)
+            self._table.create_index("terms", config=config, replace=True)
+        for column in ("id", "hash") if self._vector_index else ():
+            if not self._has_index(column):
+                self._table.create_index(column, config=BTree(), replace=True)
+        if self._vector_index and rows >= VECTOR_INDEX_AT and not self._has_index("vector"):
+            self._table.create_index("vector", config=HnswSq(distance_type="cosine"), replace=True)
+        self._indexed = None
+
+    def _has_index(self, column: str) -> bool:
+        if self._indexed is None:
+            self._indexed = {c for i in self._table.list_indices() for c in i.columns}
+        return column in self._indexed
+
+    def refresh(self) -> None:
+        """Forget what is known of the indexes (another process may have made them)."""
+        self._indexed = None
+
+    def overwrite(self, batches: Iterator[pa.RecordBatch], dim: int) -> None:
+        """Replace the whole table with these rows in one new version (re-embedding into another model)."""
+        reader = pa.RecordBatchReader.from_batches(schema(dim), batches)
+        try:
+            self._table = self._db.create_table(self.name, data=reader, mode="overwrite")
+        except (OSError, RuntimeError, ValueError) as exc:
+            raise StorageError(f"rewriting the {self.name} table in {self.where} failed: {_first_line(exc)}") from exc
+        self.dim = dim
+        self._indexed = None
+
+    def files(self) -> tuple[int, int]:
+        """Number of files and bytes on disk under this table's folder (0, 0 on object storage)."""
+        folder = Path(self.where) / f"{self.name}.lance"
+        if not folder.is_dir():
+            return 0, 0
+        paths = [p for p in folder.rglob("*") if p.is_file()]
+        return len(paths), sum(p.stat().st_size for p in paths)
+
+    def ids(self) -> set[str]:
+        return {rid for batch in self.scan(["id"]) for rid in batch.column("id").to_pylist()}
+
+    def versions(self) -> int:
+        return len(self._table.list_versions())
+
+
+def connect(uri: str, storage_options: dict[str, str] | None = None) -> Any:
+    """A LanceDB connection that sees every other process's writes on each read."""
+    try:
+        return lancedb.connect(uri, read_consistency_interval=timedelta(0), storage_options=storage_options or None)
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise StorageError(f"cannot open LanceDB at {uri}: {_first_line(exc)}") from exc
+
+
+def _concat(parts: list[pa.Table], full: pa.Schema, columns: Sequence[str] | None) -> pa.Table:
+    if parts:
+        return pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+    wanted = full if columns is None else pa.schema([full.field(c) for c in columns])
+    return wanted.empty_table()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
