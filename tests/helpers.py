@@ -32,7 +32,8 @@ class Clock:
 def count_rows(folder: Path, tier: str | None = None) -> int:
     """Rows of a namespace's warm and cold LanceDB tables, read independently of the code under test."""
     db = lancedb.connect(folder / "lance")
-    names = json.loads((folder / "store.json").read_text()).get("tables", {}) if (folder / "store.json").exists() else {}
+    meta = folder / "store.json"
+    names = json.loads(meta.read_text()).get("tables", {}) if meta.exists() else {}
     total = 0
     for each in ("warm", "cold"):
         name = names.get(each, each)

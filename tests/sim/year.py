@@ -23,7 +23,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
-from tiers.index import Scope
 
 from tests.sim.world import CRITICAL, IDENTITY, PREFERENCES, Ask, Day, script
 from tiers import recall as ranking
@@ -208,8 +207,7 @@ class LastQueryCache:
 
 def flat_recall(memory: Memory, query: str, hits: int) -> ranking.Packed:
     """A flat store: every memory in one pool, no profile, no tiers, the same ranking; counts no use."""
-    forms = ranking.query_forms(query, memory.settings.recall)
-    ranked = memory.rank(forms, memory.embedder.embed(forms), Scope((Tier.WARM, Tier.COLD)), hits, False)
+    ranked = memory.rank(query, hits, tiers=[Tier.WARM, Tier.COLD])
     return ranking.pack(ranked, {}, hits, None, memory.settings.recall.grouped)
 
 
