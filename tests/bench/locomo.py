@@ -26,11 +26,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from tests.bench.flat import FlatStore
 from tiers import recall as ranking
 from tiers.embedder import FastEmbedder
 from tiers.memory import Memory, MemorySettings
 from tiers.records import MemoryIn, Tier
-from tiers.store import Filters
 
 BUDGETS = (256, 512, 1024, 2048)
 TOP_K = (5, 10)
@@ -141,7 +141,7 @@ def ask_all(
     tally: Tally,
     system: str,
     latencies: list[float],
-    baselines: bool,
+    baselines: FlatStore | None,
 ) -> None:
     for question in questions:
         for label, limit, budget in settings_list():
@@ -151,15 +151,11 @@ def ask_all(
             if budget is not None and packed.tokens > budget:
                 raise AssertionError(f"recall returned {packed.tokens} tokens over a {budget}-token budget")
             tally.add(system, label, question, found_ids(packed, covers))
-        if not baselines:
+        if baselines is None:
             continue
-        flat = Filters(tiers=(Tier.WARM, Tier.COLD))
         grouped = memory.settings.recall.grouped
         vector = memory.embedder.embed([question.text])[0]
-        lists = {
-            "BM25": memory.store.text_search(question.text, 100, flat),
-            "vector": memory.store.vector_search(vector, 100, flat),
-        }
+        lists = {"BM25": baselines.text_search(question.text, 100), "vector": baselines.vector_search(vector, 100)}
         for name, hits in lists.items():
             for label, limit, budget in settings_list():
                 tally.add(name, label, question, found_ids(baseline_pack(hits, limit, budget, grouped), covers))
@@ -176,6 +172,12 @@ def store_turns(memory: Memory, sessions: Sequence[Sequence[Turn]], now: datetim
         for turn, stored in zip(session, memory.remember(items, now), strict=True):
             covers[stored.duplicate_of or stored.id].add(turn.dia_id)
     return covers
+
+
+def flat_store(memory: Memory, ids: Sequence[str]) -> FlatStore:
+    """The same memories in one flat table, for the BM25 and vector baselines."""
+    records = list(memory.store.get(list(ids)).values())
+    return FlatStore(records, memory.embedder.embed([r.content for r in records]))
 
 
 def run_conversation(
@@ -198,14 +200,18 @@ def run_conversation(
         memory = Memory(Path(tmp) / "ns", embedder, settings)
         try:
             covers = store_turns(memory, sessions, now)
-            ask_all(memory, questions, covers, now, tally, "memtiers", latencies["warm"], baselines=True)
+            flat = flat_store(memory, [stored for stored in covers])
+            try:
+                ask_all(memory, questions, covers, now, tally, "memtiers", latencies["warm"], flat)
+            finally:
+                flat.close()
             info: dict[str, Any] = {"id": sample["sample_id"], "turns": len(turns), "questions": len(questions)}
             info["dropped"] = dropped
             if sweep:
                 at = now + SWEEP_AFTER
                 memory.sweep(at)
                 info["cold"], info["warm"] = memory.store.count(Tier.COLD), memory.store.count(Tier.WARM)
-                ask_all(memory, questions, covers, at, after, "memtiers", latencies["swept"], baselines=False)
+                ask_all(memory, questions, covers, at, after, "memtiers", latencies["swept"], None)
         finally:
             memory.close()
     return info
