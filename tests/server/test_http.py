@@ -16,6 +16,7 @@ import httpx2
 import pytest
 from mcp_types import TextResourceContents
 
+from server.http import is_loopback, transport_security
 from server.settings import Settings
 from tests.helpers import call, count_rows, text
 from tests.server.http_running import bearer, http_client, running_http
@@ -51,6 +52,28 @@ def served(tmp_path_factory: pytest.TempPathFactory, embedder: FastEmbedder) -> 
     env = {"MEMTIERS_HOME": str(home), "MEMTIERS_HTTP_TOKEN": FULL, "MEMTIERS_HTTP_TOKENS": f"{SCOPED}=work"}
     with running_http(Settings.from_env(env), embedder) as url:
         yield Running(url, home)
+
+
+# what is loopback, which Host and Origin values pass
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [("127.0.0.1", True), ("127.8.9.1", True), ("localhost", True), ("::1", True), ("[::1]", True),
+     ("0.0.0.0", False), ("::", False), ("192.168.1.5", False), ("example.com", False)],
+)  # fmt: skip
+def test_only_loopback_addresses_count_as_loopback(host: str, loopback: bool) -> None:
+    assert is_loopback(host) is loopback
+
+
+def test_an_exposed_server_accepts_its_own_address_and_the_allowed_names_besides_loopback() -> None:
+    security = transport_security("192.168.1.5", ["memory.example"])
+
+    assert {"127.0.0.1:*", "localhost:*", "[::1]:*", "192.168.1.5:*", "memory.example", "memory.example:*"} <= set(
+        security.allowed_hosts
+    )
+    assert "https://memory.example" in security.allowed_origins
+    assert not any("0.0.0.0" in name for name in transport_security("0.0.0.0").allowed_hosts)
 
 
 # the SDK client, both protocol eras
@@ -112,6 +135,19 @@ async def test_a_scoped_token_opens_its_namespace_and_no_other(served: Running) 
 
     assert count_rows(served.folder("work")) == 1
     assert elsewhere.status_code == 401
+
+
+async def test_a_namespace_that_cannot_open_answers_503_and_the_others_keep_working(served: Running) -> None:
+    served.folder("broken").parent.mkdir(parents=True, exist_ok=True)
+    served.folder("broken").write_text("a file where the namespace folder should be")
+    async with httpx2.AsyncClient() as raw:
+        broken = await raw.post(f"{served.url}/mcp/broken", json=INITIALIZE, headers=MCP_HEADERS | bearer(FULL))
+    async with http_client(f"{served.url}/mcp/after-broken", FULL) as client:
+        fine = await call(client, "profile")
+
+    assert broken.status_code == 503
+    assert "namespace 'broken' is unavailable" in broken.text
+    assert fine["entries"] == {}
 
 
 # refusals
