@@ -19,10 +19,11 @@ from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp_types import EmptyResult, SubscribeRequestParams, UnsubscribeRequestParams
 
-from server import tools
+from server import prompts, tools
 from server.errors import message
 from server.runtime import PROFILE_URI, Runtime, supervised, utcnow
 from server.settings import Settings
+from tiers.embedder import FastEmbedder
 from tiers.errors import MemtiersError
 from tiers.hot import render
 
@@ -52,10 +53,18 @@ class _FirstRequest:
                 self.runtime.first_request.set()
 
 
-def build_server(settings: Settings, clock: Callable[[], datetime] = utcnow, run_timer: bool = True) -> MCPServer:
-    """The memtiers MCP server for `settings`; `clock` is injectable so tests control time."""
+def build_server(
+    settings: Settings,
+    clock: Callable[[], datetime] = utcnow,
+    run_timer: bool = True,
+    embedder: FastEmbedder | None = None,
+) -> MCPServer:
+    """The memtiers MCP server for `settings`; `clock` is injectable so tests control time.
+
+    `embedder` lets the namespaces of one HTTP process share one loaded model.
+    """
     bus = InMemorySubscriptionBus()
-    runtime = Runtime(settings, bus, clock)
+    runtime = Runtime(settings, bus, clock, embedder)
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[Runtime]:
@@ -83,6 +92,7 @@ def build_server(settings: Settings, clock: Callable[[], datetime] = utcnow, run
         middleware=[_FirstRequest(runtime)],
     )
     tools.register(server, runtime)
+    prompts.register(server)
 
     @server.resource(
         PROFILE_URI,

@@ -1,4 +1,4 @@
-"""The `memtiers` command: serve over stdio, sweep, stats, log, reembed."""
+"""The `memtiers` command: serve over stdio or HTTP, token, sweep, stats, log, reembed."""
 
 from __future__ import annotations
 
@@ -17,7 +17,19 @@ from tiers.timeparse import iso, parse_time
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="memtiers", description="Tiered memory for AI agents, over MCP.")
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("serve", help="run the MCP server over stdio (what hosts start)")
+    serving = commands.add_parser("serve", help="run the MCP server over stdio (what hosts start), or over HTTP")
+    serving.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp[/<namespace>] instead")
+    serving.add_argument("--host", default="127.0.0.1", help="address to bind with --http (default 127.0.0.1)")
+    serving.add_argument("--port", type=int, default=8765, help="port with --http (default 8765; 0 picks a free one)")
+    serving.add_argument("--expose", action="store_true", help="allow --host to be an address other machines reach")
+    serving.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also accept this Host header (a name clients use to reach an exposed server); repeatable",
+    )
+    commands.add_parser("token", help="print the bearer token of `serve --http` (made on first use)")
     sweep = commands.add_parser("sweep", help="one pass of the demotion timer, printing what moved")
     sweep.add_argument("--at", help="as of this ISO 8601 time (default now)")
     sweep.add_argument("--dry-run", action="store_true", help="only show what would move")
@@ -38,14 +50,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr, level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     try:
+        if args.command == "serve" and args.http:
+            from server.http import serve_http
+
+            return serve_http(settings, args.host, args.port, args.expose, args.allow_host)
         if args.command == "serve":
             from server.app import serve
 
             return serve(settings)
+        if args.command == "token":
+            return _token(settings)
         return _offline(args, settings)
+    except ConfigError as exc:
+        print(f"memtiers: {exc}", file=sys.stderr)
+        return 2
     except MemtiersError as exc:
         print(f"memtiers: {exc}", file=sys.stderr)
         return 1
+
+
+def _token(settings: Settings) -> int:
+    from server.token import file_token
+
+    if settings.http_tokens:
+        print("memtiers: the tokens come from MEMTIERS_HTTP_TOKEN / MEMTIERS_HTTP_TOKENS here", file=sys.stderr)
+        return 1
+    print(file_token(settings.token_file))
+    return 0
 
 
 def _offline(args: argparse.Namespace, settings: Settings) -> int:

@@ -32,12 +32,19 @@ def utcnow() -> datetime:
 class Runtime:
     """State of one running server: opened by the lifespan, closed when it ends."""
 
-    def __init__(self, settings: Settings, bus: InMemorySubscriptionBus, clock: Callable[[], datetime] = utcnow):
+    def __init__(
+        self,
+        settings: Settings,
+        bus: InMemorySubscriptionBus,
+        clock: Callable[[], datetime] = utcnow,
+        embedder: FastEmbedder | None = None,
+    ):
+        """`embedder` is shared by the runtimes of one HTTP process; without it, `open` makes this runtime's own."""
         self.settings = settings
         self.bus = bus
         self.clock = clock
         self._memory: Memory | None = None
-        self.embedder: FastEmbedder | None = None
+        self.embedder: FastEmbedder | None = embedder
         self.first_request = asyncio.Event()
         self.legacy_listeners: set[Any] = set()
         self._profile_stamp: tuple[int, int] | None = None
@@ -51,7 +58,8 @@ class Runtime:
         return self._memory
 
     def open(self) -> None:
-        self.embedder = FastEmbedder(self.settings.embed_model, cache_dir=self.settings.model_cache)
+        if self.embedder is None:
+            self.embedder = FastEmbedder(self.settings.embed_model, cache_dir=self.settings.model_cache)
         self._memory = Memory(self.settings.folder, self.embedder, self.settings.memory)
         # Held while the server runs: `memtiers reembed` refuses to swap the model under it.
         self._serving.enter_context(serving_lock(self.settings.folder))

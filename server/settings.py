@@ -6,7 +6,7 @@ import os
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tiers.embedder import DEFAULT_MODEL
@@ -14,10 +14,30 @@ from tiers.heat import HeatRules
 from tiers.memory import MemorySettings
 
 _NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_TOKEN = re.compile(r"^[!-~]{16,512}$")  # printable ASCII, no spaces: it travels in an HTTP header
 
 
 class ConfigError(ValueError):
     """A setting has a value memtiers cannot use."""
+
+
+def check_namespace(name: str, what: str = "namespace ") -> str:
+    """`name` when it can name a namespace folder, else a ConfigError saying what is allowed."""
+    if not _NAMESPACE.match(name):
+        raise ConfigError(f"{what}{name!r} is not valid: 1-64 letters, digits, '_', '.' or '-'")
+    return name
+
+
+def usable_token(value: str) -> bool:
+    return bool(_TOKEN.match(value))
+
+
+@dataclass(frozen=True)
+class HttpToken:
+    """A bearer token the HTTP server accepts, and the namespaces it opens (None: every namespace)."""
+
+    value: str = field(repr=False)
+    namespaces: frozenset[str] | None = None
 
 
 def default_home(env: Mapping[str, str]) -> Path:
@@ -43,6 +63,7 @@ class Settings:
     log_level: str = "WARNING"
     cold_uri: str | None = None
     storage_options: tuple[tuple[str, str], ...] = ()
+    http_tokens: tuple[HttpToken, ...] = field(default=(), repr=False)  # empty: the generated token file
 
     @property
     def memory(self) -> MemorySettings:
@@ -70,12 +91,19 @@ class Settings:
     def model_cache(self) -> Path:
         return self.home / "models"
 
+    @property
+    def token_file(self) -> Path:
+        """Where the HTTP server keeps the token it generated (mode 0600), used when no token is configured."""
+        return self.home / "http-token"
+
+    def for_namespace(self, namespace: str) -> Settings:
+        """The same settings for another namespace of the same data folder."""
+        return replace(self, namespace=check_namespace(namespace))
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
         env = os.environ if env is None else env
-        namespace = env.get("MEMTIERS_NAMESPACE") or "default"
-        if not _NAMESPACE.match(namespace):
-            raise ConfigError(f"MEMTIERS_NAMESPACE={namespace!r} is not valid: 1-64 letters, digits, '_', '.' or '-'")
+        namespace = check_namespace(env.get("MEMTIERS_NAMESPACE") or "default", "MEMTIERS_NAMESPACE=")
         cap = _number(env, "MEMTIERS_HOT_CAP_TOKENS", 1_000, int)
         idle = _number(env, "MEMTIERS_HOT_IDLE_DAYS", 90.0, float)
         values: dict[str, object] = {
@@ -88,6 +116,7 @@ class Settings:
             "log_level": (env.get("MEMTIERS_LOG_LEVEL") or "WARNING").upper(),
             "cold_uri": env.get("MEMTIERS_COLD_URI") or None,
             "storage_options": _object_storage(env),
+            "http_tokens": _http_tokens(env),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]
@@ -126,3 +155,29 @@ def _number(env: Mapping[str, str], name: str, default: float, kind: type) -> fl
     if value <= 0:
         raise ConfigError(f"{name} must be above zero, not {raw}")
     return value
+
+
+def _http_tokens(env: Mapping[str, str]) -> tuple[HttpToken, ...]:
+    """MEMTIERS_HTTP_TOKEN (every namespace) and MEMTIERS_HTTP_TOKENS (`token=ns1,ns2;token2=*`).
+
+    Error messages name the variable and the entry's position, never a token.
+    """
+    tokens: list[HttpToken] = []
+    single = env.get("MEMTIERS_HTTP_TOKEN")
+    if single:
+        if not usable_token(single):
+            raise ConfigError("MEMTIERS_HTTP_TOKEN must be 16 to 512 printable characters without spaces")
+        tokens.append(HttpToken(single))
+    for position, entry in enumerate((env.get("MEMTIERS_HTTP_TOKENS") or "").split(";"), start=1):
+        if not entry.strip():
+            continue
+        value, equals, names = entry.strip().partition("=")
+        where = f"MEMTIERS_HTTP_TOKENS entry {position}"
+        if not equals or not usable_token(value):
+            raise ConfigError(f"{where} is not `token=namespace,...` with a token of 16 to 512 printable characters")
+        listed = [name.strip() for name in names.split(",") if name.strip()]
+        if not listed:
+            raise ConfigError(f"{where} names no namespace: list them, or `*` for every namespace")
+        scope = None if "*" in listed else frozenset(check_namespace(name, f"{where}: namespace ") for name in listed)
+        tokens.append(HttpToken(value, scope))
+    return tuple(tokens)
