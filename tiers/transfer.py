@@ -313,32 +313,34 @@ def restore(
     moves: list[_MoveLine] = []
     read = 0
     complete = False
-    for number, text in numbered:
-        if not text.strip():
-            continue
-        kind, line = _parse(number, text)
-        if kind == "end":
-            complete = True
-        elif isinstance(line, _RecordLine):
-            batch.append(line)
-            read += 1
-            if len(batch) == MAX_BATCH:
-                _store_records(state, batch)
-                batch = []
-                progress(read, total)
-        elif isinstance(line, _ProfileLine):
-            profile.append(line)
-        elif isinstance(line, _ProvenanceLine):
-            provenance.append(line)
-        elif isinstance(line, _UseLine):
-            uses.append(line)
-        elif isinstance(line, _MoveLine):
-            moves.append(line)
+    try:
+        for number, text in numbered:
+            if not text.strip():
+                continue
+            kind, line = _parse(number, text)
+            if kind == "end":
+                complete = True
+            elif isinstance(line, _RecordLine):
+                batch.append(line)
+                read += 1
+                if len(batch) == MAX_BATCH:
+                    _store_records(state, batch)
+                    batch = []
+                    progress(read, total)
+            elif isinstance(line, _ProfileLine):
+                profile.append(line)
+            elif isinstance(line, _ProvenanceLine):
+                provenance.append(line)
+            elif isinstance(line, _UseLine):
+                uses.append(line)
+            elif isinstance(line, _MoveLine):
+                moves.append(line)
+    except InvalidInput:  # a bad line stops the import, and everything read before it is kept
+        _finish(state, batch, profile, (provenance, uses, moves))
+        raise
     _store_records(state, batch)
-    _fix_supersession(state)
     progress(read, total)
-    added_moves = storage.write_ledger(memory, _ledger_rows(state.ids, provenance, uses, moves))
-    written, kept, unfit = _restore_profile(memory, state.ids, profile)
+    added_moves, (written, kept, unfit) = _finish(state, [], profile, (provenance, uses, moves))
     return Imported(
         FORMAT,
         read,
@@ -353,6 +355,19 @@ def restore(
         added_moves,
         complete,
     )
+
+
+def _finish(
+    state: _Restore,
+    batch: list[_RecordLine],
+    profile: list[_ProfileLine],
+    ledger: tuple[list[_ProvenanceLine], list[_UseLine], list[_MoveLine]],
+) -> tuple[int, tuple[int, tuple[str, ...], tuple[str, ...]]]:
+    """Store the last records, then the ledger and the profile that name them, with their ids as stored."""
+    _store_records(state, batch)
+    _fix_supersession(state)
+    moves = storage.write_ledger(state.memory, _ledger_rows(state.ids, *ledger))
+    return moves, _restore_profile(state.memory, state.ids, profile)
 
 
 def _check_header(first: tuple[int, str]) -> None:
