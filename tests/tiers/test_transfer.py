@@ -94,9 +94,7 @@ def test_an_export_starts_with_a_header_and_holds_the_profile_records_ledger_and
     assert lines[-1]["records"] == len(records)
 
 
-def test_export_then_import_into_an_empty_namespace_then_export_is_identical(
-    lived_in: Memory, fresh: Memory
-) -> None:
+def test_export_then_import_into_an_empty_namespace_then_export_is_identical(lived_in: Memory, fresh: Memory) -> None:
     first = lines_of(lived_in, vectors=True)
 
     report = restore(fresh, first, T0 + timedelta(days=91))
@@ -110,9 +108,7 @@ def test_export_then_import_into_an_empty_namespace_then_export_is_identical(
     )
 
 
-def test_an_import_without_vectors_embeds_every_record_and_still_round_trips(
-    lived_in: Memory, fresh: Memory
-) -> None:
+def test_an_import_without_vectors_embeds_every_record_and_still_round_trips(lived_in: Memory, fresh: Memory) -> None:
     first = lines_of(lived_in)
 
     report = restore(fresh, first, T0)
@@ -225,9 +221,7 @@ def test_an_id_already_taken_by_another_memory_gets_a_new_one_everywhere_it_is_n
         target.close()
 
 
-def test_a_profile_key_already_set_to_another_value_keeps_it_and_is_reported(
-    lived_in: Memory, fresh: Memory
-) -> None:
+def test_a_profile_key_already_set_to_another_value_keeps_it_and_is_reported(lived_in: Memory, fresh: Memory) -> None:
     fresh.set_profile({"project": "zephyr"}, T0)
 
     report = restore(fresh, lines_of(lived_in), T0)
