@@ -1,17 +1,26 @@
-"""The `memtiers` command: serve over stdio or HTTP, token, sweep, stats, log, reembed."""
+"""The `memtiers` command: serve over stdio or HTTP, token, sweep, stats, log, reembed, export, import."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import logging
+import os
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from server.settings import ConfigError, Settings
 from tiers.errors import MemtiersError
 from tiers.timeparse import iso, parse_time
+
+if TYPE_CHECKING:
+    from tiers.memory import Memory
+    from tiers.transfer import Progress
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -39,6 +48,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     history.add_argument("--id", help="only the moves of this memory id (and the profile entries it stated) or key")
     history.add_argument("--limit", type=int, default=50)
     commands.add_parser("reembed", help="re-embed every memory with MEMTIERS_EMBED_MODEL")
+    export = commands.add_parser("export", help="write the whole namespace as memtiers JSONL (backup, move)")
+    export.add_argument("--out", type=Path, help="file to write (default stdout); written whole or not at all")
+    export.add_argument("--vectors", action="store_true", help="include each vector, so an import need not embed")
+    imports = commands.add_parser("import", help="bring memories in from a memtiers export or another tool")
+    imports.add_argument("file", type=Path, help="the file (or a folder of Markdown notes)")
+    imports.add_argument(
+        "--from",
+        dest="fmt",
+        choices=["memtiers", "memory-server", "mem0", "markdown"],
+        help="its format (default: detected)",
+    )
     args = parser.parse_args(argv)
 
     try:
@@ -87,12 +107,23 @@ def _offline(args: argparse.Namespace, settings: Settings) -> int:
     embedder = FastEmbedder(settings.embed_model, cache_dir=settings.model_cache)
     if args.command == "reembed":
         options = settings.memory
-        count = reembed(settings.folder, embedder, cold_uri=options.cold_uri, storage_options=options.storage_options)
+        with _progress("re-embedding") as progress:
+            count = reembed(
+                settings.folder,
+                embedder,
+                cold_uri=options.cold_uri,
+                storage_options=options.storage_options,
+                progress=progress,
+            )
         print(f"re-embedded {count} memories with {embedder.name}")
         return 0
     memory = Memory(settings.folder, embedder, settings.memory)
     try:
-        if args.command == "sweep":
+        if args.command == "export":
+            _export(memory, settings, args.out, args.vectors)
+        elif args.command == "import":
+            _import(memory, args.file, args.fmt)
+        elif args.command == "sweep":
             at = parse_time(args.at, "--at") if args.at else datetime.now(UTC)
             report = memory.sweep(at, dry_run=args.dry_run)
             verb = "would move" if report.dry_run else "moved"
@@ -126,6 +157,66 @@ def _offline(args: argparse.Namespace, settings: Settings) -> int:
     finally:
         memory.close()
     return 0
+
+
+@contextmanager
+def _progress(label: str) -> Iterator[Progress]:
+    """A progress bar on stderr when it is a terminal, silent otherwise (a pipe, a log file, a test)."""
+    from tqdm import tqdm
+
+    bar = tqdm(desc=label, unit=" memories", file=sys.stderr, disable=not sys.stderr.isatty(), dynamic_ncols=True)
+
+    def update(done: int, total: int | None) -> None:
+        if total is not None and bar.total != total:
+            bar.total = total
+            bar.refresh()
+        bar.update(done - bar.n)
+
+    try:
+        yield update
+    finally:
+        bar.close()
+
+
+def _export(memory: Memory, settings: Settings, out: Path | None, vectors: bool) -> None:
+    from tiers.transfer import export
+
+    now = datetime.now(UTC)
+    with _progress("exporting") as progress:
+        lines = export(memory, settings.namespace, now, vectors=vectors, progress=progress)
+        if out is None:
+            for line in lines:
+                sys.stdout.write(line + "\n")
+            return
+        partial = out.with_name(f".{out.name}.{os.getpid()}.partial")
+        try:
+            with open(partial, "w", encoding="utf-8") as handle:
+                count = sum(1 for line in lines if handle.write(line + "\n"))
+            os.replace(partial, out)
+        finally:
+            partial.unlink(missing_ok=True)
+    print(f"exported {settings.namespace} to {out} ({count} lines)", file=sys.stderr)
+
+
+def _import(memory: Memory, path: Path, fmt: str | None) -> None:
+    from tiers.transfer import import_file
+
+    started = time.perf_counter()
+    with _progress("importing") as progress:
+        report = import_file(memory, path, datetime.now(UTC), fmt, progress)
+    seconds = max(time.perf_counter() - started, 1e-9)
+    print(
+        f"imported {report.read} memories from {path} ({report.format}): {report.added} new, "
+        f"{report.duplicates} already stored, {report.protected} protected, {report.embedded} embedded, "
+        f"{report.renamed} given new ids, {report.profile_set} profile entries, {report.moves} moves logged; "
+        f"{report.read / seconds:.0f} memories/s"
+    )
+    for key in report.profile_kept:
+        print(f"  profile {key!r} kept its current value; the imported one stays in its source records")
+    for key in report.profile_unfit:
+        print(f"  profile {key!r} left out: the profile is at its cap; its records still hold it (`promote` them)")
+    if not report.complete:
+        print(f"  {path} ends before its end line: it may be cut short; import the whole file again to finish")
 
 
 if __name__ == "__main__":

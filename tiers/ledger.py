@@ -307,3 +307,51 @@ class Ledger:
                 "INSERT INTO state(k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v",
                 (name, value),
             )
+
+    # export and import (tiers/transfer.py): the whole ledger out, and back in without duplicates
+
+    def all_moves(self) -> list[Move]:
+        """The whole move log, oldest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT seq, at, rid, key, src, dst, rule, heat, note FROM moves ORDER BY seq"
+            ).fetchall()
+        return [
+            Move(at=_dt(at), rid=r, key=k, src=s, dst=d, rule=rule, heat=h, note=n, seq=seq)
+            for seq, at, r, k, s, d, rule, h, n in rows
+        ]
+
+    def all_provenance(self) -> list[tuple[str, str, str]]:
+        """Every (key, record id, value) link, by key then record."""
+        with self._lock:
+            rows = self._db.execute("SELECT key, rid, value FROM provenance ORDER BY key, rid").fetchall()
+        return [(key, rid, value) for key, rid, value in rows]
+
+    def restore_moves(self, moves: Iterable[Move]) -> int:
+        """Append moves to the log in the order given, skipping any already logged; how many were added.
+
+        A move is the same when its time, record, key, tiers and rule are: an import run twice logs once.
+        """
+        added = 0
+        with self._tx() as db:
+            for m in moves:
+                cursor = db.execute(
+                    "INSERT INTO moves(at, rid, key, src, dst, rule, heat, note) SELECT ?1,?2,?3,?4,?5,?6,?7,?8 "
+                    "WHERE NOT EXISTS (SELECT 1 FROM moves WHERE rid = ?2 AND at = ?1 AND key IS ?3 "
+                    "AND src = ?4 AND dst = ?5 AND rule = ?6)",
+                    (_ts(m.at), m.rid, m.key, m.src, m.dst, m.rule, m.heat, m.note),
+                )
+                added += cursor.rowcount
+        return added
+
+    def restore_uses(self, usage: dict[str, Usage]) -> None:
+        """Merge use counters, keeping the larger count and the later touch: idempotent, never lowers a count."""
+        rows = [(rid, u.uses, u.repeats, _ts(u.last_touch)) for rid, u in usage.items()]
+        if rows:
+            with self._tx() as db:
+                db.executemany(
+                    "INSERT INTO uses(rid, uses, repeats, last_touch) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT(rid) DO UPDATE SET uses = MAX(uses, excluded.uses), "
+                    "repeats = MAX(repeats, excluded.repeats), last_touch = MAX(last_touch, excluded.last_touch)",
+                    rows,
+                )

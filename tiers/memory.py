@@ -95,6 +95,10 @@ class Memory:
         """Change the profile by hand; a replaced or removed value goes down to warm as a record, never lost."""
         return self._editor.apply(Edit(dict(values), tuple(unset), tuple(pin), tuple(unpin)), now)
 
+    def edit_profile(self, edit: Edit, now: datetime) -> ProfileChange:
+        """Any profile change, with the records its values come from (imports and promotions use it)."""
+        return self._editor.apply(edit, now)
+
     def profile(self) -> dict[str, Entry]:
         return self.parts.hot.entries()
 

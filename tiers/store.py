@@ -279,6 +279,16 @@ class Store:
         self.warm_table.add(_table(rows, self.dim))
         self._changed([r.record.id for r in rows], lambda index: index.put(rows))
 
+    def restore(self, rows: list[Row]) -> None:
+        """Add records exactly as given (ids, tiers, times: an import), each to the table of its tier."""
+        for tier in (Tier.WARM, Tier.COLD):
+            chosen = [r for r in rows if r.record.tier is tier]
+            if not chosen:
+                continue
+            self.table(tier).add(_table(chosen, self.dim))
+            if tier is Tier.WARM:
+                self._changed([r.record.id for r in chosen], lambda index, c=chosen: index.put(c))
+
     def update(self, records: Sequence[Record], values: dict[str, Any]) -> None:
         """Set the same field values on these records, wherever they are, one write per tier."""
         for tier in (Tier.WARM, Tier.COLD):
@@ -428,7 +438,7 @@ def _rows(table: pa.Table) -> list[Row]:
         row = {name: values[i] for name, values in columns.items()}
         out.append(
             Row(
-                _record(row),
+                record_from_dict(row),
                 hashes[i],
                 terms[i] or "",
                 vectors[i],
@@ -439,7 +449,7 @@ def _rows(table: pa.Table) -> list[Row]:
     return out
 
 
-def _record(row: dict[str, Any]) -> Record:
+def record_from_dict(row: dict[str, Any]) -> Record:
     return Record(
         id=row["id"],
         content=row["content"],

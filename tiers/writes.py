@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from tiers.classify import classify
@@ -154,7 +154,16 @@ class Writer:
             for index, item in enumerate(prepared):
                 origin = origins[index] if origins else None
                 plan.place(item, existing, origin, now, parts)
-            fresh = [new_row(plan.fresh[h], h, vectors[h]) for h in plan.fresh_order]
+            # A microsecond apart, the records of one batch keep their order through every later rewrite
+            # of the table, so recall can lend a hit's score to the ones said just before and after it.
+            fresh = [
+                new_row(
+                    replace(plan.fresh[h], created_at=plan.fresh[h].created_at + timedelta(microseconds=i)),
+                    h,
+                    vectors[h],
+                )
+                for i, h in enumerate(plan.fresh_order)
+            ]
             store.add(fresh)
             stored = store.get(list(plan.repeats)) if plan.repeats else {}
             for rid, changes in plan.merged(stored).items():

@@ -88,3 +88,42 @@ def test_reopening_a_ledger_keeps_its_data_and_schema_version(tmp_path: Path) ->
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == len(_SCHEMA)
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_restored_moves_are_appended_in_order_and_a_repeat_is_skipped(ledger: Ledger) -> None:
+    ledger.log([Move(T0, "aaaaaaaaaaaa", "new", "warm", "remember:note")])
+    moves = [
+        Move(T0, "aaaaaaaaaaaa", "new", "warm", "remember:note"),
+        Move(T0 + timedelta(days=1), "aaaaaaaaaaaa", "warm", "cold", "heat", 0.05),
+        Move(T0 + timedelta(days=1), "hot:name", "new", "hot", "profile", None, "name", "Ana"),
+    ]
+
+    added = ledger.restore_moves(moves)
+    again = ledger.restore_moves(moves)
+
+    assert (added, again) == (2, 0)
+    assert [(m.rid, m.dst, m.key, m.note) for m in ledger.all_moves()] == [
+        ("aaaaaaaaaaaa", "warm", None, None),
+        ("aaaaaaaaaaaa", "cold", None, None),
+        ("hot:name", "hot", "name", "Ana"),
+    ]
+
+
+def test_restored_uses_keep_the_larger_counts_and_the_later_touch(ledger: Ledger) -> None:
+    ledger.touch(["a"], T0 + timedelta(days=3))
+
+    ledger.restore_uses({"a": Usage(5, 0, T0), "b": Usage(1, 2, T0)})
+    ledger.restore_uses({"a": Usage(5, 0, T0)})
+
+    assert ledger.usage() == {"a": Usage(5, 0, T0 + timedelta(days=3)), "b": Usage(1, 2, T0)}
+
+
+def test_all_provenance_lists_every_link_by_key_then_record(ledger: Ledger) -> None:
+    ledger.link("name", [("bbbbbbbbbbbb", "Ana"), ("aaaaaaaaaaaa", "Ana S")])
+    ledger.link("diet", [("cccccccccccc", "vegan")])
+
+    assert ledger.all_provenance() == [
+        ("diet", "cccccccccccc", "vegan"),
+        ("name", "aaaaaaaaaaaa", "Ana S"),
+        ("name", "bbbbbbbbbbbb", "Ana"),
+    ]
