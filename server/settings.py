@@ -12,6 +12,7 @@ from pathlib import Path
 from tiers.embedder import DEFAULT_MODEL
 from tiers.heat import HeatRules
 from tiers.memory import MemorySettings
+from tiers.secrets import SecretPolicy
 
 _NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -41,11 +42,14 @@ class Settings:
     hot_cap_tokens: int = 1_000
     hot_idle_days: float = 90.0
     log_level: str = "WARNING"
+    secrets: SecretPolicy = SecretPolicy.REFUSE
 
     @property
     def memory(self) -> MemorySettings:
         """The domain's settings, derived so that an override of a field here always reaches it."""
-        return MemorySettings(cap_tokens=self.hot_cap_tokens, rules=HeatRules(hot_idle_days=self.hot_idle_days))
+        return MemorySettings(
+            cap_tokens=self.hot_cap_tokens, rules=HeatRules(hot_idle_days=self.hot_idle_days), secrets=self.secrets
+        )
 
     @property
     def folder(self) -> Path:
@@ -72,6 +76,7 @@ class Settings:
             "hot_cap_tokens": cap,
             "hot_idle_days": idle,
             "log_level": (env.get("MEMTIERS_LOG_LEVEL") or "WARNING").upper(),
+            "secrets": _secrets(env),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]
@@ -88,3 +93,12 @@ def _number(env: Mapping[str, str], name: str, default: float, kind: type) -> fl
     if value <= 0:
         raise ConfigError(f"{name} must be above zero, not {raw}")
     return value
+
+
+def _secrets(env: Mapping[str, str]) -> SecretPolicy:
+    raw = (env.get("MEMTIERS_SECRETS") or SecretPolicy.REFUSE.value).strip().lower()
+    try:
+        return SecretPolicy(raw)
+    except ValueError:
+        choices = " or ".join(repr(p.value) for p in SecretPolicy)
+        raise ConfigError(f"MEMTIERS_SECRETS={raw!r} is not valid: {choices}") from None

@@ -28,6 +28,7 @@ from tiers.locking import file_lock
 from tiers.outcomes import Forgotten, ProfileChange, Promoted, Stored, SweepReport
 from tiers.records import MAX_BATCH, Kind, MemoryIn, Record, Tier, content_hash
 from tiers.rules import Plan, hot_rid, plan_sweep, record_heat
+from tiers.secrets import SecretPolicy, screen_memories, screen_values
 from tiers.store import Store, check_id
 from tiers.timeparse import as_utc, parse_deadline, parse_time
 
@@ -44,6 +45,7 @@ class MemorySettings:
     candidates_per_search: int = 50
     heat_candidates: int = 20
     recall: ranking.RecallSettings = field(default_factory=ranking.RecallSettings)
+    secrets: SecretPolicy = SecretPolicy.REFUSE
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,8 @@ class Memory:
             raise InvalidInput("give at least one memory to remember")
         if len(items) > MAX_BATCH:
             raise InvalidInput(f"a batch holds at most {MAX_BATCH} memories; this one has {len(items)}: split it")
+        # secrets: refused or redacted here, before anything is classified, embedded or written
+        items = screen_memories(items, self.settings.secrets)
         prepared = [self._prepare(item, now) for item in items]
         if any(item.key or row["_key"] for item, row in zip(items, prepared, strict=True)):
             self.hot.entries()  # a corrupt profile fails the call here, before any row is stored
@@ -236,6 +240,8 @@ class Memory:
 
         `src` and `heat_then` describe, for the move log, the record a value came from.
         """
+        # secrets: refused or redacted here, before anything is written
+        values = screen_values(values, self.settings.secrets)
         sources = sources or {}
         moves: list[Move] = []
         changed: list[str] = []
