@@ -51,8 +51,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _offline(args: argparse.Namespace, settings: Settings) -> int:
     from tiers.embedder import FastEmbedder
     from tiers.memory import Memory
+    from tiers.privacy import open_private
     from tiers.reembed import reembed
 
+    open_private(settings.home)
     embedder = FastEmbedder(settings.embed_model, cache_dir=settings.model_cache)
     if args.command == "reembed":
         count = reembed(settings.folder, embedder)

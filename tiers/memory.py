@@ -26,6 +26,7 @@ from tiers.index import Scope
 from tiers.ledger import Ledger, Move, Usage
 from tiers.locking import file_lock
 from tiers.outcomes import Forgotten, ProfileChange, Promoted, Stored, SweepReport
+from tiers.privacy import open_private
 from tiers.records import MAX_BATCH, Kind, MemoryIn, Record, Tier, content_hash
 from tiers.rules import Plan, hot_rid, plan_sweep, record_heat
 from tiers.secrets import SecretPolicy, screen_memories, screen_values
@@ -74,7 +75,7 @@ class Memory:
         self._new_id = new_id
         self.embedder = embedder
         self.settings = settings or MemorySettings()
-        folder.mkdir(parents=True, exist_ok=True)
+        open_private(folder)  # privacy: 0700/0600, also for what LanceDB writes (tiers/privacy.py)
         self.hot = HotProfile(folder / "profile.json", self.settings.cap_tokens)
         self.ledger = Ledger(folder / "ledger.sqlite")
         self._lock_path = folder / "write.lock"
