@@ -43,12 +43,16 @@ class Settings:
     hot_idle_days: float = 90.0
     log_level: str = "WARNING"
     secrets: SecretPolicy = SecretPolicy.REFUSE
+    lock_timeout: float = 30.0
 
     @property
     def memory(self) -> MemorySettings:
         """The domain's settings, derived so that an override of a field here always reaches it."""
         return MemorySettings(
-            cap_tokens=self.hot_cap_tokens, rules=HeatRules(hot_idle_days=self.hot_idle_days), secrets=self.secrets
+            cap_tokens=self.hot_cap_tokens,
+            rules=HeatRules(hot_idle_days=self.hot_idle_days),
+            secrets=self.secrets,
+            lock_timeout=self.lock_timeout,
         )
 
     @property
@@ -77,6 +81,7 @@ class Settings:
             "hot_idle_days": idle,
             "log_level": (env.get("MEMTIERS_LOG_LEVEL") or "WARNING").upper(),
             "secrets": _secrets(env),
+            "lock_timeout": _number(env, "MEMTIERS_LOCK_TIMEOUT", 30.0, float),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]

@@ -24,7 +24,7 @@ from tiers.heat import HeatRules, heat
 from tiers.hot import Entry, HotProfile, check_key, with_value
 from tiers.index import Scope
 from tiers.ledger import Ledger, Move, Usage
-from tiers.locking import file_lock
+from tiers.locking import DEFAULT_TIMEOUT, file_lock
 from tiers.outcomes import Forgotten, ProfileChange, Promoted, Stored, SweepReport
 from tiers.privacy import open_private
 from tiers.records import MAX_BATCH, Kind, MemoryIn, Record, Tier, content_hash
@@ -47,6 +47,7 @@ class MemorySettings:
     heat_candidates: int = 20
     recall: ranking.RecallSettings = field(default_factory=ranking.RecallSettings)
     secrets: SecretPolicy = SecretPolicy.REFUSE
+    lock_timeout: float = DEFAULT_TIMEOUT  # seconds any lock of the data folder is waited for
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ class Memory:
         self.embedder = embedder
         self.settings = settings or MemorySettings()
         open_private(folder)  # privacy: 0700/0600, also for what LanceDB writes (tiers/privacy.py)
-        self.hot = HotProfile(folder / "profile.json", self.settings.cap_tokens)
+        self.hot = HotProfile(folder / "profile.json", self.settings.cap_tokens, self.settings.lock_timeout)
         self.ledger = Ledger(folder / "ledger.sqlite")
         self._lock_path = folder / "write.lock"
         self._store: Store | None = None
@@ -87,7 +88,11 @@ class Memory:
     def store(self) -> Store:
         if self._store is None:
             self._store = Store(
-                self.folder, self.embedder.name, self.embedder.dim, compact_every=self.settings.compact_every
+                self.folder,
+                self.embedder.name,
+                self.embedder.dim,
+                compact_every=self.settings.compact_every,
+                lock_timeout=self.settings.lock_timeout,
             )
         return self._store
 
@@ -125,7 +130,7 @@ class Memory:
         repeats: list[str] = []
         rewarm: list[str] = []
         protect: list[str] = []
-        with file_lock(self._lock_path):
+        with file_lock(self._lock_path, self.settings.lock_timeout):
             store = self.store
             existing = store.find_hashes([p["hash"] for p in prepared])
             fresh: list[dict[str, Any]] = []
@@ -294,7 +299,7 @@ class Memory:
         now_current = [r for r in records if r in given or linked.get(r) == value]
         current = [r for r in now_current if records[r].superseded_by]
         if stale or current:
-            with file_lock(self._lock_path):
+            with file_lock(self._lock_path, self.settings.lock_timeout):
                 self.store.supersede(stale, given[0] if given else f"profile:{key}", now)
                 self.store.supersede(current, None, None)
 
@@ -427,7 +432,7 @@ class Memory:
         if to is Tier.WARM:
             if record.tier is Tier.WARM:
                 return Promoted(rid, Tier.WARM, "already_warm", src=Tier.WARM)
-            with file_lock(self._lock_path):
+            with file_lock(self._lock_path, self.settings.lock_timeout):
                 self.store.set_tier([rid], Tier.WARM)
             self.ledger.log([Move(now, rid, record.tier.value, "warm", "promote", heat_then)])
             self.ledger.touch([rid], now)
@@ -447,7 +452,7 @@ class Memory:
             return Promoted(rid, Tier.HOT, "already_hot", key, src=Tier.HOT)
         self.set_profile({key: value}, now, sources={key: given}, rule="promote", src=record.tier, heat_then=heat_then)
         if record.tier is Tier.COLD:
-            with file_lock(self._lock_path):
+            with file_lock(self._lock_path, self.settings.lock_timeout):
                 self.store.set_tier([rid], Tier.WARM)
         self.ledger.touch([rid], now)
         self._candidates.drop([rid])
@@ -458,7 +463,7 @@ class Memory:
         record = self.get(rid)
         self.hot.entries()  # a corrupt profile fails the call here, before the row is deleted
         heat_then = round(self.heat_of(rid, now), 4)
-        with file_lock(self._lock_path):
+        with file_lock(self._lock_path, self.settings.lock_timeout):
             self.store.delete(rid)
         self.ledger.forget(rid)
         self.ledger.log([Move(now, rid, record.tier.value, "gone", "forget", heat_then)])
@@ -488,7 +493,7 @@ class Memory:
     def _apply(self, plan: Plan, now: datetime) -> None:
         record_moves = [m for m in plan.moves if m.src is not Tier.HOT]
         if record_moves:
-            with file_lock(self._lock_path):
+            with file_lock(self._lock_path, self.settings.lock_timeout):
                 for dst in (Tier.COLD, Tier.WARM):
                     self.store.set_tier([m.rid for m in record_moves if m.dst is dst], dst)
                 self.store.compact()

@@ -25,7 +25,7 @@ from lancedb.index import FTS
 
 from tiers.errors import InvalidInput, ModelMismatch, StorageError
 from tiers.index import Index
-from tiers.locking import shared_lock
+from tiers.locking import DEFAULT_TIMEOUT, shared_lock
 from tiers.records import Kind, Record, Tier
 from tiers.timeparse import as_utc
 
@@ -111,7 +111,7 @@ def _reads(method: Callable[..., T]) -> Callable[..., T]:
 
     @functools.wraps(method)
     def locked(self: Store, *args: Any, **kwargs: Any) -> T:
-        with shared_lock(self.read_lock):
+        with shared_lock(self.read_lock, timeout=self.lock_timeout):
             return method(self, *args, **kwargs)
 
     return locked
@@ -124,8 +124,11 @@ def _in_ids(ids: Iterable[str]) -> str:
 class Store:
     """The LanceDB table of one namespace, bound to one embedding model."""
 
-    def __init__(self, folder: Path, model: str, dim: int, compact_every: int = 100) -> None:
+    def __init__(
+        self, folder: Path, model: str, dim: int, compact_every: int = 100, lock_timeout: float = DEFAULT_TIMEOUT
+    ) -> None:
         self.folder = folder
+        self.lock_timeout = lock_timeout
         self.model = model
         self.dim = dim
         self.compact_every = compact_every
@@ -301,7 +304,7 @@ class Store:
         this holds it exclusive: no process is reading a version while its files go.
         """
         try:
-            with shared_lock(self.read_lock, exclusive=True), warnings.catch_warnings():
+            with shared_lock(self.read_lock, True, self.lock_timeout), warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message=".*cleanup_older_than=0.*", category=UserWarning)
                 if not self._has_fts and self._table.count_rows() > 0:
                     self._table.create_index("content", config=FTS(), replace=True)
