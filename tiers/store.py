@@ -7,12 +7,13 @@ time leaves a table as compact as one batched import would.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
 import re
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -23,7 +24,8 @@ import numpy as np
 import pyarrow as pa
 from lancedb.index import FTS
 
-from tiers.errors import InvalidInput, ModelMismatch, StorageError
+from tiers.errors import CorruptFile, InvalidInput, ModelMismatch, StorageError
+from tiers.files import backend_message, read_json_object, write_atomic
 from tiers.index import Index
 from tiers.locking import DEFAULT_TIMEOUT, shared_lock
 from tiers.records import Kind, Record, Tier
@@ -111,10 +113,33 @@ def _reads(method: Callable[..., T]) -> Callable[..., T]:
 
     @functools.wraps(method)
     def locked(self: Store, *args: Any, **kwargs: Any) -> T:
-        with shared_lock(self.read_lock, timeout=self.lock_timeout):
+        with shared_lock(self.read_lock, timeout=self.lock_timeout), _mapped(self, f"reading ({method.__name__})"):
             return method(self, *args, **kwargs)
 
     return locked
+
+
+def _writes(method: Callable[..., T]) -> Callable[..., T]:
+    """Map what a LanceDB write raises (a full disk, a missing or damaged file) to a StorageError naming the store."""
+
+    @functools.wraps(method)
+    def mapped(self: Store, *args: Any, **kwargs: Any) -> T:
+        with _mapped(self, f"writing ({method.__name__})"):
+            return method(self, *args, **kwargs)
+
+    return mapped
+
+
+@contextlib.contextmanager
+def _mapped(store: Store, doing: str) -> Iterator[None]:
+    try:
+        yield
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise StorageError(
+            f"{doing} the LanceDB store {store.folder / 'lance'} failed: {backend_message(exc)}; nothing was "
+            "changed by this call. If the disk is full, free space and retry; if files were removed or damaged, "
+            "restore the data folder from a backup"
+        ) from exc
 
 
 def _in_ids(ids: Iterable[str]) -> str:
@@ -141,8 +166,8 @@ class Store:
     @classmethod
     def as_recorded(cls, folder: Path) -> Store:
         """Open the store with the model its vectors were made by (for re-embedding)."""
-        meta = json.loads((folder / "store.json").read_text())
-        return cls(folder, meta["model"], int(meta["dim"]))
+        model, dim = _recorded_model(folder / "store.json")
+        return cls(folder, model, dim)
 
     def _open(self) -> None:
         folder = self.folder
@@ -153,21 +178,21 @@ class Store:
             else:
                 self._table = self._db.create_table(TABLE, schema=schema(self.dim), exist_ok=True)
         except (OSError, RuntimeError, ValueError) as exc:
-            raise StorageError(f"cannot open the LanceDB store in {folder}: {exc}") from exc
+            raise StorageError(f"cannot open the LanceDB store in {folder / 'lance'}: {backend_message(exc)}") from exc
         self._has_fts = any(i.index_type == "FTS" for i in self._table.list_indices())
 
     def _check_model(self) -> None:
         meta_path = self.folder / "store.json"
         if meta_path.exists():
-            meta = json.loads(meta_path.read_text())
-            if meta.get("model") != self.model or meta.get("dim") != self.dim:
+            model, dim = _recorded_model(meta_path, self.model, self.dim)
+            if model != self.model or dim != self.dim:
                 raise ModelMismatch(
-                    f"the store in {self.folder} was embedded with {meta.get('model')!r} (dim {meta.get('dim')}), "
+                    f"the store in {self.folder} was embedded with {model!r} (dim {dim}), "
                     f"not the configured {self.model!r}; set MEMTIERS_EMBED_MODEL back, or run "
                     f"`memtiers reembed` to re-embed every memory with the new model"
                 )
-        else:
-            meta_path.write_text(json.dumps({"model": self.model, "dim": self.dim, "schema": SCHEMA_VERSION}))
+        else:  # atomic: a second process opening the folder at once reads the whole file or none
+            write_atomic(meta_path, _meta(self.model, self.dim))
 
     # reads
 
@@ -260,6 +285,7 @@ class Store:
 
     # writes: callers hold the data folder's lock
 
+    @_writes
     def add(self, rows: list[dict[str, Any]]) -> None:
         # A microsecond apart, the rows of one batch keep their order through later rewrites (a tier
         # update moves rows to new files), so recall can show a hit's neighbours in the order given.
@@ -268,32 +294,37 @@ class Store:
         if rows:
             self._table.add(pa.Table.from_pylist(rows, schema=self._table.schema))
 
+    @_writes
     def set_tier(self, ids: Sequence[str], tier: Tier) -> None:
         if ids:
             self._table.update(where=_in_ids(ids), values={"tier": tier.value})
 
+    @_writes
     def protect(self, ids: Sequence[str]) -> None:
         """Mark records as durable (kept out of the cold tier by heat), in one write."""
         if ids:
             self._table.update(where=_in_ids(ids), values={"protected": True})
 
+    @_writes
     def supersede(self, ids: Sequence[str], by: str | None, at: datetime | None) -> None:
         """Mark records as replaced by `by`, in one write; `by=None` clears the mark (their value is current again)."""
         if ids:
             when = as_utc(at) if by is not None and at is not None else None
             self._table.update(where=_in_ids(ids), values={"superseded_by": by, "superseded_at": when})
 
+    @_writes
     def delete(self, rid: str) -> None:
         """Delete a record for good: compaction then drops the older versions that still held it."""
         self._table.delete(_in_ids([rid]))
         self.compact()
 
+    @_writes
     def rebind(self, model: str, dim: int, rows: list[dict[str, Any]]) -> None:
         """Overwrite the whole table with rows embedded by another model, in one version, and record it."""
         data = pa.Table.from_pylist(rows, schema=schema(dim))
         self._table = self._db.create_table(TABLE, data=data, mode="overwrite")
         self.model, self.dim = model, dim
-        (self.folder / "store.json").write_text(json.dumps({"model": model, "dim": dim, "schema": SCHEMA_VERSION}))
+        write_atomic(self.folder / "store.json", _meta(model, dim))
         self._has_fts = False
         self.compact()
 
@@ -303,15 +334,16 @@ class Store:
         Dropping old versions is safe only because every reader holds the read lock shared and
         this holds it exclusive: no process is reading a version while its files go.
         """
-        try:
-            with shared_lock(self.read_lock, True, self.lock_timeout), warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message=".*cleanup_older_than=0.*", category=UserWarning)
-                if not self._has_fts and self._table.count_rows() > 0:
-                    self._table.create_index("content", config=FTS(), replace=True)
-                    self._has_fts = True
-                self._table.optimize(cleanup_older_than=timedelta(0))
-        except (OSError, RuntimeError, ValueError) as exc:
-            raise StorageError(f"compacting the store failed: {exc}") from exc
+        with (
+            shared_lock(self.read_lock, True, self.lock_timeout),
+            _mapped(self, "compacting"),
+            warnings.catch_warnings(),
+        ):
+            warnings.filterwarnings("ignore", message=".*cleanup_older_than=0.*", category=UserWarning)
+            if not self._has_fts and self._table.count_rows() > 0:
+                self._table.create_index("content", config=FTS(), replace=True)
+                self._has_fts = True
+            self._table.optimize(cleanup_older_than=timedelta(0))
 
     def after_write(self, before: int, after: int) -> None:
         """Compact each time the row counter (shared by every process) passes a multiple of `compact_every`."""
@@ -346,3 +378,19 @@ def _record(row: dict[str, Any]) -> Record:
         superseded_by=row["superseded_by"],
         superseded_at=as_utc(row["superseded_at"]) if row["superseded_at"] else None,
     )
+
+
+def _meta(model: str, dim: int) -> str:
+    return json.dumps({"model": model, "dim": dim, "schema": SCHEMA_VERSION})
+
+
+def _recorded_model(path: Path, model: str = "<the model that made them>", dim: int = 384) -> tuple[str, int]:
+    """The model and dimension `store.json` records; a damaged file is an error saying how to rewrite it."""
+    fix = (
+        "it records which embedding model made the vectors in lance/. Restore it from a backup, or write it again "
+        f"as {_meta(model, dim)} naming the model that embedded them (memtiers stats shows the configured one)"
+    )
+    meta = read_json_object(path, fix)
+    if not isinstance(meta.get("model"), str) or not isinstance(meta.get("dim"), int):
+        raise CorruptFile(f"{path} is corrupt (no model name and dimension) and was left untouched; {fix}")
+    return meta["model"], meta["dim"]
