@@ -102,8 +102,10 @@ def _token(settings: Settings) -> int:
 def _offline(args: argparse.Namespace, settings: Settings) -> int:
     from tiers.embedder import FastEmbedder
     from tiers.memory import Memory
+    from tiers.privacy import open_private
     from tiers.reembed import reembed
 
+    open_private(settings.home)
     embedder = FastEmbedder(settings.embed_model, cache_dir=settings.model_cache)
     if args.command == "reembed":
         options = settings.memory

@@ -8,21 +8,27 @@ from contextlib import contextmanager
 from mcp.server.mcpserver.exceptions import ToolError
 
 from tiers.errors import (
+    CorruptFile,
     CorruptProfile,
     InvalidInput,
+    LockTimeout,
     MemtiersError,
     ModelMismatch,
     NotFound,
     ProfileCapExceeded,
+    SecretFound,
     StorageError,
 )
 
 PREFIX: dict[type[MemtiersError], str] = {
     ProfileCapExceeded: "profile full",
+    SecretFound: "secret found",
     InvalidInput: "invalid input",
     NotFound: "not found",
     CorruptProfile: "corrupt profile",
     ModelMismatch: "embedding model mismatch",
+    CorruptFile: "corrupt file",
+    LockTimeout: "data folder busy",
     StorageError: "storage error",
     MemtiersError: "memory error",
 }

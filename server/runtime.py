@@ -19,6 +19,7 @@ from tiers.errors import MemtiersError
 from tiers.locking import serving_lock
 from tiers.memory import Memory
 from tiers.outcomes import SweepReport
+from tiers.privacy import open_private
 
 log = logging.getLogger("memtiers")
 PROFILE_URI = "memory://profile"
@@ -58,6 +59,7 @@ class Runtime:
         return self._memory
 
     def open(self) -> None:
+        open_private(self.settings.home)  # the whole data folder, the model cache included
         if self.embedder is None:
             self.embedder = FastEmbedder(self.settings.embed_model, cache_dir=self.settings.model_cache)
         self._memory = Memory(self.settings.folder, self.embedder, self.settings.memory)

@@ -12,6 +12,7 @@ from pathlib import Path
 from tiers.embedder import DEFAULT_MODEL
 from tiers.heat import HeatRules
 from tiers.memory import MemorySettings
+from tiers.secrets import SecretPolicy
 
 _NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _TOKEN = re.compile(r"^[!-~]{16,512}$")  # printable ASCII, no spaces: it travels in an HTTP header
@@ -64,6 +65,8 @@ class Settings:
     cold_uri: str | None = None
     storage_options: tuple[tuple[str, str], ...] = ()
     http_tokens: tuple[HttpToken, ...] = field(default=(), repr=False)  # empty: the generated token file
+    secrets: SecretPolicy = SecretPolicy.REFUSE
+    lock_timeout: float = 30.0
 
     @property
     def memory(self) -> MemorySettings:
@@ -73,6 +76,8 @@ class Settings:
             rules=HeatRules(hot_idle_days=self.hot_idle_days),
             cold_uri=self.namespace_cold_uri,
             storage_options=dict(self.storage_options),
+            secrets=self.secrets,
+            lock_timeout=self.lock_timeout,
         )
 
     @property
@@ -117,6 +122,8 @@ class Settings:
             "cold_uri": env.get("MEMTIERS_COLD_URI") or None,
             "storage_options": _object_storage(env),
             "http_tokens": _http_tokens(env),
+            "secrets": _secrets(env),
+            "lock_timeout": _number(env, "MEMTIERS_LOCK_TIMEOUT", 30.0, float),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]
@@ -181,3 +188,12 @@ def _http_tokens(env: Mapping[str, str]) -> tuple[HttpToken, ...]:
         scope = None if "*" in listed else frozenset(check_namespace(name, f"{where}: namespace ") for name in listed)
         tokens.append(HttpToken(value, scope))
     return tuple(tokens)
+
+
+def _secrets(env: Mapping[str, str]) -> SecretPolicy:
+    raw = (env.get("MEMTIERS_SECRETS") or SecretPolicy.REFUSE.value).strip().lower()
+    try:
+        return SecretPolicy(raw)
+    except ValueError:
+        choices = " or ".join(repr(p.value) for p in SecretPolicy)
+        raise ConfigError(f"MEMTIERS_SECRETS={raw!r} is not valid: {choices}") from None

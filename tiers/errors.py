@@ -2,11 +2,14 @@
 
 MemtiersError              base of everything raised on purpose by tiers/
 ├── InvalidInput           the caller's input is wrong; the message says how to fix it
-│   └── ProfileCapExceeded the hot profile would pass its token cap
+│   ├── ProfileCapExceeded the hot profile would pass its token cap
+│   └── SecretFound        what was given holds a credential (names its kind and place, never the value)
 ├── NotFound               no memory or profile entry with that id or key
 ├── CorruptProfile         the hot profile file on disk cannot be read; it is left untouched
 ├── ModelMismatch          the store was embedded by another model than the one configured
-└── StorageError           LanceDB or the ledger failed underneath
+└── StorageError           LanceDB, the ledger or a file memtiers owns failed underneath; names the file
+    ├── CorruptFile        a file memtiers owns cannot be read; it is left untouched
+    └── LockTimeout        a lock of the data folder was held longer than the wait allowed
 """
 
 from __future__ import annotations
@@ -28,6 +31,14 @@ class ProfileCapExceeded(InvalidInput):
         self.candidates = candidates
 
 
+class SecretFound(InvalidInput):
+    """A memory or profile value holds a credential; `kinds` names what was found, never the value."""
+
+    def __init__(self, message: str, kinds: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.kinds = kinds
+
+
 class NotFound(MemtiersError):
     """No memory or profile entry matches."""
 
@@ -42,3 +53,11 @@ class ModelMismatch(MemtiersError):
 
 class StorageError(MemtiersError):
     """The storage backend failed."""
+
+
+class CorruptFile(StorageError):
+    """A file memtiers owns (store metadata, ledger) exists but cannot be read."""
+
+
+class LockTimeout(StorageError):
+    """A lock of the data folder stayed held past the wait allowed."""

@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tiers.errors import CorruptProfile, InvalidInput, ProfileCapExceeded
-from tiers.locking import file_lock
+from tiers.locking import DEFAULT_TIMEOUT, file_lock
 from tiers.records import KEY_PATTERN, tokens_of
 from tiers.timeparse import iso, parse_time
 
@@ -63,9 +63,10 @@ def check_key(key: str) -> str:
 class HotProfile:
     """The profile file of one namespace. Reads are cached on the file's mtime; writes are atomic."""
 
-    def __init__(self, path: Path, cap_tokens: int = 1_000) -> None:
+    def __init__(self, path: Path, cap_tokens: int = 1_000, lock_timeout: float = DEFAULT_TIMEOUT) -> None:
         self.path = path
         self.cap_tokens = cap_tokens
+        self.lock_timeout = lock_timeout
         self._cache: tuple[tuple[int, int], dict[str, Entry]] | None = None
 
     def entries(self) -> dict[str, Entry]:
@@ -90,7 +91,7 @@ class HotProfile:
 
         The cap is checked before anything is written: a change past it raises and leaves the file as it was.
         """
-        with file_lock(self.path.with_name(self.path.name + ".lock")):
+        with file_lock(self.path.with_name(self.path.name + ".lock"), self.lock_timeout):
             self._cache = None
             before = self.entries()
             after = dict(before)

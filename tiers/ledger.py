@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tiers.errors import StorageError
+from tiers.errors import CorruptFile, StorageError
 
 _SCHEMA = [
     # migration 1
@@ -84,6 +84,7 @@ class Ledger:
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
         self._lock = threading.Lock()
         try:
             self._db = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
@@ -93,7 +94,12 @@ class Ledger:
             self._db.execute("PRAGMA secure_delete=ON")
             self._migrate()
         except sqlite3.Error as exc:
-            raise StorageError(f"cannot open the ledger {path}: {exc}") from exc
+            damaged = any(word in str(exc).lower() for word in ("not a database", "malformed", "corrupt"))
+            raise (CorruptFile if damaged else StorageError)(
+                f"cannot open the ledger {path} ({exc}); it was left untouched. If it is damaged, move it aside "
+                "(with its -wal and -shm files) and retry: a new ledger starts empty, losing the use counters and "
+                "the move log but no memory (those are in lance/ and profile.json)"
+            ) from exc
 
     def _migrate(self) -> None:
         with self._tx() as db:
@@ -115,15 +121,16 @@ class Ledger:
                     raise
                 self._db.execute("COMMIT")
             except sqlite3.Error as exc:
-                raise StorageError(f"ledger write failed: {exc}") from exc
+                raise StorageError(f"writing the ledger {self.path} failed: {exc}{_advice(exc)}") from exc
 
     @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        """The connection, for one read under the lock; an SQLite error becomes a StorageError naming the file."""
         with self._lock:
             try:
                 yield self._db
             except sqlite3.Error as exc:
-                raise StorageError(f"ledger read failed: {exc}") from exc
+                raise StorageError(f"reading the ledger {self.path} failed: {exc}{_advice(exc)}") from exc
 
     def close(self) -> None:
         with self._lock:
@@ -144,9 +151,9 @@ class Ledger:
             )
 
     def usage(self, rids: Iterable[str] | None = None) -> dict[str, Usage]:
-        with self._read():
+        with self._reading() as db:
             if rids is None:
-                cursor = self._db.execute("SELECT rid, uses, repeats, last_touch FROM uses")
+                cursor = db.execute("SELECT rid, uses, repeats, last_touch FROM uses")
                 rows = cursor.fetchall()
             else:
                 wanted = list(rids)
@@ -154,7 +161,7 @@ class Ledger:
                 for start in range(0, len(wanted), 500):
                     chunk = wanted[start : start + 500]
                     marks = ",".join("?" * len(chunk))
-                    rows += self._db.execute(
+                    rows += db.execute(
                         f"SELECT rid, uses, repeats, last_touch FROM uses WHERE rid IN ({marks})", chunk
                     ).fetchall()
         return {rid: Usage(uses, repeats, _dt(last)) for rid, uses, repeats, last in rows}
@@ -198,12 +205,12 @@ class Ledger:
             return int(db.execute("SELECT COALESCE(MAX(seq), 0) FROM changes").fetchone()[0])
 
     def last_change(self) -> int:
-        with self._read() as db:
+        with self._reading() as db:
             return int(db.execute("SELECT COALESCE(MAX(seq), 0) FROM changes").fetchone()[0])
 
     def changes_since(self, seq: int) -> tuple[int, set[str] | None]:
         """The feed's newest position and the records changed after `seq` (None: too far behind to say)."""
-        with self._read() as db:
+        with self._reading() as db:
             oldest, newest = db.execute("SELECT COALESCE(MIN(seq), 0), COALESCE(MAX(seq), 0) FROM changes").fetchone()
             if newest <= seq:
                 return int(newest), set()
@@ -237,7 +244,7 @@ class Ledger:
             db.executemany("DELETE FROM pending WHERE rid = ?", [(m.rid,) for m in done] + [(r,) for r in undone])
 
     def pending_moves(self) -> list[Move]:
-        with self._read() as db:
+        with self._reading() as db:
             rows = db.execute("SELECT rid, at, src, dst, rule, heat FROM pending").fetchall()
         return [Move(_dt(at), rid, src, dst, rule, heat) for rid, at, src, dst, rule, heat in rows]
 
@@ -258,8 +265,8 @@ class Ledger:
             query += " WHERE rid = ? OR key = ? OR rid IN (SELECT 'hot:' || key FROM provenance WHERE rid = ?)"
             args = (rid, rid, rid)
         query += " ORDER BY seq DESC LIMIT ?"
-        with self._read():
-            rows = self._db.execute(query, (*args, limit)).fetchall()
+        with self._reading() as db:
+            rows = db.execute(query, (*args, limit)).fetchall()
         return [
             Move(at=_dt(at), rid=r, key=k, src=s, dst=d, rule=rule, heat=h, note=n, seq=seq)
             for seq, at, r, k, s, d, rule, h, n in rows
@@ -278,8 +285,8 @@ class Ledger:
 
     def linked(self, key: str) -> dict[str, str]:
         """The records that stated a value of `key`, with that value."""
-        with self._read():
-            rows = self._db.execute("SELECT rid, value FROM provenance WHERE key = ?", (key,)).fetchall()
+        with self._reading() as db:
+            rows = db.execute("SELECT rid, value FROM provenance WHERE key = ?", (key,)).fetchall()
         return dict(rows)
 
     def bump(self, name: str, by: int = 1) -> int:
@@ -297,8 +304,8 @@ class Ledger:
             db.execute("DELETE FROM state WHERE k = ?", (name,))
 
     def get_state(self, name: str) -> str | None:
-        with self._read():
-            row = self._db.execute("SELECT v FROM state WHERE k = ?", (name,)).fetchone()
+        with self._reading() as db:
+            row = db.execute("SELECT v FROM state WHERE k = ?", (name,)).fetchone()
         return row[0] if row else None
 
     def set_state(self, name: str, value: str) -> None:
@@ -355,3 +362,14 @@ class Ledger:
                     "repeats = MAX(repeats, excluded.repeats), last_touch = MAX(last_touch, excluded.last_touch)",
                     rows,
                 )
+
+
+def _advice(exc: sqlite3.Error) -> str:
+    text = str(exc).lower()
+    if "full" in text or "too large" in text:
+        return "; free disk space and retry (nothing was changed)"
+    if "malformed" in text or "not a database" in text:
+        return (
+            "; the file is damaged: move it aside (with its -wal and -shm files) and retry, a new ledger starts empty"
+        )
+    return ""

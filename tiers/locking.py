@@ -1,14 +1,24 @@
-"""A lock shared by every process and thread that opens the same data folder."""
+"""A lock shared by every process and thread that opens the same data folder; every wait is bounded.
+
+A process holding a lock exclusively writes its pid into the lock file, so one that gives up waiting
+can name the holder. The kernel drops a flock when its holder dies, so a lock is never stale; a pid
+left in the file by a killed holder is overwritten by the next one.
+"""
 
 from __future__ import annotations
 
 import fcntl
+import os
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
-from tiers.errors import StorageError
+from tiers.errors import LockTimeout, StorageError
+
+DEFAULT_TIMEOUT = 30.0
 
 _thread_locks: dict[str, threading.RLock] = {}
 _guard = threading.Lock()
@@ -16,12 +26,18 @@ _held = threading.local()
 
 
 @contextmanager
-def file_lock(path: Path) -> Iterator[None]:
-    """Exclusive lock on `path` across processes (flock) and threads; re-entrant within a thread."""
+def file_lock(path: Path, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
+    """Exclusive lock on `path` across processes (flock) and threads; re-entrant within a thread.
+
+    Raises LockTimeout, naming the file and its holder, when it is not had within `timeout` seconds.
+    """
     key = str(path.resolve())
+    deadline = time.monotonic() + timeout
     with _guard:
         lock = _thread_locks.setdefault(key, threading.RLock())
-    with lock:
+    if not lock.acquire(timeout=max(timeout, 0)):
+        raise LockTimeout(_busy(path, timeout, os.getpid(), "another thread of this process"))
+    try:
         depth: dict[str, int] = getattr(_held, "depth", None) or {}
         _held.depth = depth
         if depth.get(key):
@@ -33,17 +49,19 @@ def file_lock(path: Path) -> Iterator[None]:
             return
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a+") as handle:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            _acquire(handle, path, fcntl.LOCK_EX, deadline, timeout)
             depth[key] = 1
             try:
                 yield
             finally:
                 depth[key] = 0
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+                _release(handle)
+    finally:
+        lock.release()
 
 
 @contextmanager
-def shared_lock(path: Path, exclusive: bool = False) -> Iterator[None]:
+def shared_lock(path: Path, exclusive: bool = False, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
     """A reader/writer lock across processes and threads: each use opens its own descriptor.
 
     Readers of the LanceDB table hold it shared; compaction, which deletes old files, holds it
@@ -51,11 +69,59 @@ def shared_lock(path: Path, exclusive: bool = False) -> Iterator[None]:
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        _acquire(handle, path, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH, time.monotonic() + timeout, timeout)
         try:
             yield
         finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            _release(handle) if exclusive else fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _acquire(handle: IO[str], path: Path, operation: int, deadline: float, timeout: float) -> None:
+    """flock without blocking, retried with a growing pause (1 to 50 ms) until `deadline`."""
+    pause = 0.001
+    while True:
+        try:
+            fcntl.flock(handle.fileno(), operation | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise LockTimeout(_busy(path, timeout, *_holder(path))) from None
+            time.sleep(min(pause, left))
+            pause = min(pause * 2, 0.05)
+    if operation == fcntl.LOCK_EX:
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+
+
+def _release(handle: IO[str]) -> None:
+    handle.seek(0)
+    handle.truncate()
+    handle.flush()
+    fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _holder(path: Path) -> tuple[int | None, str]:
+    """The pid written by the exclusive holder, and what that process is, as far as can be told cheaply."""
+    try:
+        pid = int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None, "readers of the store, or a process that wrote no pid"
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        command = ""
+    return pid, command[:120]
+
+
+def _busy(path: Path, timeout: float, pid: int | None, what: str) -> str:
+    holder = f"process {pid}" + (f" ({what})" if what else "") if pid is not None else what
+    return (
+        f"gave up after waiting {timeout:g} s for the lock {path}, held by {holder}: another memtiers server "
+        "or command is working on this data folder; retry in a moment, or stop that process if it is stuck"
+    )
 
 
 @contextmanager

@@ -21,6 +21,7 @@ from tiers.profile import Edit, ProfileEditor
 from tiers.records import MemoryIn, Record, Tier
 from tiers.rules import Plan
 from tiers.search import Search
+from tiers.secrets import screen_values
 from tiers.store import Store
 from tiers.writes import Writer
 
@@ -93,6 +94,7 @@ class Memory:
         unpin: Sequence[str] = (),
     ) -> ProfileChange:
         """Change the profile by hand; a replaced or removed value goes down to warm as a record, never lost."""
+        values = screen_values(values, self.settings.secrets)  # a credential is refused (or redacted) first
         return self._editor.apply(Edit(dict(values), tuple(unset), tuple(pin), tuple(unpin)), now)
 
     def edit_profile(self, edit: Edit, now: datetime) -> ProfileChange:

@@ -17,7 +17,9 @@ from tiers.embedder import Embedder
 from tiers.heat import HeatRules
 from tiers.hot import HotProfile
 from tiers.ledger import Ledger
-from tiers.locking import file_lock
+from tiers.locking import DEFAULT_TIMEOUT, file_lock
+from tiers.privacy import open_private
+from tiers.secrets import SecretPolicy
 from tiers.store import Store
 
 
@@ -30,6 +32,8 @@ class MemorySettings:
     compact_every: int = 100
     heat_candidates: int = 20
     recall: ranking.RecallSettings = field(default_factory=ranking.RecallSettings)
+    secrets: SecretPolicy = SecretPolicy.REFUSE
+    lock_timeout: float = DEFAULT_TIMEOUT  # seconds any lock of the data folder is waited for
     cold_uri: str | None = None  # where the cold tier lives when not beside the rest (e.g. s3://bucket/prefix)
     storage_options: dict[str, str] = field(default_factory=dict)
 
@@ -48,8 +52,8 @@ class Parts:
         self.embedder = embedder
         self.settings = settings
         self.new_id = new_id
-        folder.mkdir(parents=True, exist_ok=True)
-        self.hot = HotProfile(folder / "profile.json", settings.cap_tokens)
+        open_private(folder)  # 0700/0600, also for what LanceDB writes (tiers/privacy.py)
+        self.hot = HotProfile(folder / "profile.json", settings.cap_tokens, settings.lock_timeout)
         self.ledger = Ledger(folder / "ledger.sqlite")
         self._lock_path = folder / "write.lock"
         self._store: Store | None = None
@@ -79,7 +83,7 @@ class Parts:
     @contextmanager
     def locked(self) -> Iterator[None]:
         """The data folder's write lock, held across processes and threads."""
-        with file_lock(self._lock_path):
+        with file_lock(self._lock_path, self.settings.lock_timeout):
             yield
 
     def vectors_of(self, texts: list[str]) -> np.ndarray:

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from tiers.errors import ModelMismatch, StorageError
+from tiers.errors import CorruptFile, ModelMismatch
 from tiers.ledger import Ledger, Move
 from tiers.records import Kind, Record, Tier
 from tiers.tables import RECORD_COLUMNS, Table, check_id, connect, quote, schema
@@ -374,8 +374,9 @@ def read_meta(path: Path) -> dict[str, Any]:
             raise ValueError("it lacks the model and dim entries")
         return meta
     except (OSError, ValueError) as exc:
-        raise StorageError(
-            f"{path} is unreadable or corrupt ({exc}); it records which model made the vectors: restore it, or "
+        raise CorruptFile(
+            f"{path} is unreadable or corrupt ({exc}) and was left untouched; it records which model made the "
+            "vectors: restore it, or "
             'write {"model": "memtiers/all-MiniLM-L6-v2-int8", "dim": 384, "schema": 2} if you never changed '
             "MEMTIERS_EMBED_MODEL"
         ) from exc

@@ -19,6 +19,7 @@ from tiers.ledger import Move
 from tiers.outcomes import Stored
 from tiers.parts import Parts
 from tiers.records import DURABLE_KINDS, MAX_BATCH, Kind, MemoryIn, Record, Tier, content_hash
+from tiers.secrets import screen_memories
 from tiers.store import new_row
 from tiers.timeparse import parse_deadline, parse_time
 
@@ -132,6 +133,7 @@ class Writer:
             raise InvalidInput("give at least one memory to remember")
         if len(items) > MAX_BATCH:
             raise InvalidInput(f"a batch holds at most {MAX_BATCH} memories; this one has {len(items)}: split it")
+        items = screen_memories(items, self.parts.settings.secrets)  # before anything is embedded or written
         prepared = [prepare(item, now, self.parts.new_id()) for item in items]
         if any(p.profile_key for p in prepared):
             self.parts.hot.entries()  # a corrupt profile fails the call here, before any row is stored

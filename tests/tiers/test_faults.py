@@ -1,0 +1,243 @@
+"""Faults a user can meet come back as readable errors naming the file, and lose nothing already stored."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import random
+import resource
+import shutil
+import signal
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import T0, count_rows
+from tiers.embedder import FastEmbedder
+from tiers.errors import CorruptFile, MemtiersError, ModelMismatch, NotFound, StorageError
+from tiers.ledger import Ledger
+from tiers.memory import Memory
+from tiers.records import MemoryIn, Tier
+from tiers.reembed import reembed
+from tiers.store import Store
+
+BEFORE = [f"Fact {i}: the {w} team meets on floor {i + 2}" for i, w in enumerate(["data", "web", "ops", "ml", "qa"])]
+
+
+def seeded(folder: Path, embedder: FastEmbedder) -> dict[str, str]:
+    """Five memories stored and closed: the ones that must survive whatever comes next."""
+    memory = Memory(folder, embedder)
+    try:
+        return {
+            s.id: c for s, c in zip(memory.remember([MemoryIn(content=c) for c in BEFORE], T0), BEFORE, strict=True)
+        }
+    finally:
+        memory.close()
+
+
+def assert_all_there(folder: Path, embedder: FastEmbedder, stored: dict[str, str]) -> None:
+    memory = Memory(folder, embedder)
+    try:
+        assert {rid: r.content for rid, r in memory.store.get(list(stored)).items()} == stored
+        for rid, content in stored.items():
+            assert rid in [h.record.id for h in memory.recall(content, T0, limit=3).hits], content
+        [after] = memory.remember([MemoryIn(content="Stored after the fault, and found")], T0)
+        assert memory.get(after.id).tier is Tier.WARM
+    finally:
+        memory.close()
+
+
+# store.json
+
+
+def test_store_json_is_written_whole_with_no_temporary_file_left(tmp_path: Path, embedder: FastEmbedder) -> None:
+    seeded(tmp_path / "ns", embedder)
+
+    assert json.loads((tmp_path / "ns" / "store.json").read_text()) == {
+        "model": embedder.name,
+        "dim": embedder.dim,
+        "schema": 1,
+    }
+    assert [p.name for p in (tmp_path / "ns").iterdir() if p.name.endswith(".tmp")] == []
+
+
+@pytest.mark.parametrize("damage", ["", "{not json", "[1, 2]", '{"dim": 384}', "\xff\xfe"])
+def test_a_corrupt_store_json_is_a_readable_error_naming_it_and_is_never_overwritten(
+    tmp_path: Path, embedder: FastEmbedder, damage: str
+) -> None:
+    folder = tmp_path / "ns"
+    stored = seeded(folder, embedder)
+    meta = folder / "store.json"
+    meta.write_bytes(damage.encode("latin-1"))
+    memory = Memory(folder, embedder)
+    try:
+        with pytest.raises(CorruptFile) as failed:
+            memory.remember([MemoryIn(content="anything")], T0)
+    finally:
+        memory.close()
+
+    message = str(failed.value)
+    assert f"{meta} is corrupt" in message
+    assert "left untouched" in message
+    assert f'"model": "{embedder.name}", "dim": {embedder.dim}' in message  # how to write it again
+    assert meta.read_bytes() == damage.encode("latin-1")
+    meta.write_text(json.dumps({"model": embedder.name, "dim": embedder.dim, "schema": 1}))
+    assert_all_there(folder, embedder, stored)
+
+
+def test_another_model_recorded_in_store_json_is_still_a_model_mismatch(tmp_path: Path, embedder: FastEmbedder) -> None:
+    folder = tmp_path / "ns"
+    seeded(folder, embedder)
+    (folder / "store.json").write_text(json.dumps({"model": "other/model", "dim": 768, "schema": 1}))
+
+    with pytest.raises(ModelMismatch, match="embedded with 'other/model' \\(dim 768\\)"):
+        Store(folder, embedder.name, embedder.dim)
+
+
+def test_reembed_of_a_namespace_with_no_memories_says_so_and_creates_nothing(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    with pytest.raises(NotFound, match=r"nothing to re-embed in .*check MEMTIERS_HOME and MEMTIERS_NAMESPACE"):
+        reembed(tmp_path / "never-used", embedder)
+
+    assert not (tmp_path / "never-used").exists()
+
+
+# ledger
+
+
+def test_a_corrupt_ledger_is_a_readable_error_naming_it_and_saying_what_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.sqlite"
+    path.write_bytes(b"this is not an SQLite database, it was overwritten by mistake" * 100)
+
+    with pytest.raises(CorruptFile) as failed:
+        Ledger(path)
+
+    assert f"cannot open the ledger {path} (file is not a database)" in str(failed.value)
+    assert "move it aside" in str(failed.value)
+    assert path.read_bytes().startswith(b"this is not an SQLite database")
+
+
+LEDGER_READS: dict[str, Callable[[Ledger], Any]] = {
+    "usage": lambda ledger: ledger.usage(),
+    "usage of ids": lambda ledger: ledger.usage(["0123456789ab"]),
+    "moves": lambda ledger: ledger.moves(),
+    "linked": lambda ledger: ledger.linked("name"),
+    "get_state": lambda ledger: ledger.get_state("rows_written"),
+}
+
+
+@pytest.mark.parametrize("read", LEDGER_READS.values(), ids=list(LEDGER_READS))
+def test_every_ledger_read_maps_an_sqlite_error_to_a_storage_error_naming_the_file(
+    tmp_path: Path, read: Callable[[Ledger], Any]
+) -> None:
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    ledger.close()  # a real sqlite3.Error on the next read: the connection is gone
+
+    with pytest.raises(StorageError, match=f"reading the ledger {tmp_path / 'ledger.sqlite'} failed") as failed:
+        read(ledger)
+
+    assert isinstance(failed.value.__cause__, sqlite3.Error)
+
+
+# LanceDB
+
+STORE_CALLS: dict[str, Callable[[Store, str], Any]] = {
+    "add": lambda store, rid: store.add([]) or store.add([_row("fedcba987654", store.dim)]),
+    "set_tier": lambda store, rid: store.set_tier([rid], Tier.COLD),
+    "protect": lambda store, rid: store.protect([rid]),
+    "supersede": lambda store, rid: store.supersede([rid], None, None),
+    "delete": lambda store, rid: store.delete(rid),
+    "compact": lambda store, rid: store.compact(),
+    "rebind": lambda store, rid: store.rebind("other/model", 4, [_row(rid, 5)]),  # vectors of the wrong size
+    "get": lambda store, rid: store.get([rid]),
+    "count": lambda store, rid: store.count(),
+}
+
+
+def _row(rid: str, dim: int) -> dict[str, Any]:
+    return {
+        "id": rid,
+        "hash": rid,
+        "content": "x",
+        "tier": "warm",
+        "kind": "note",
+        "protected": False,
+        "tags": [],
+        "metadata": "{}",
+        "source": None,
+        "occurred_at": T0,
+        "created_at": T0,
+        "forget_after": None,
+        "superseded_by": None,
+        "superseded_at": None,
+        "vector": [0.5] * dim,
+    }
+
+
+@pytest.mark.parametrize("operation", STORE_CALLS.values(), ids=list(STORE_CALLS))
+def test_every_lancedb_write_and_read_maps_a_backend_error_to_a_storage_error_naming_the_store(
+    tmp_path: Path, embedder: FastEmbedder, operation: Callable[[Store, str], Any]
+) -> None:
+    folder = tmp_path / "ns"
+    rid = next(iter(seeded(folder, embedder)))
+    store = Store(folder, embedder.name, embedder.dim)
+    shutil.rmtree(folder / "lance" / "memories.lance")  # a real failure underneath an open table
+
+    with pytest.raises(StorageError) as failed:
+        operation(store, rid)
+
+    message = str(failed.value)
+    assert str(folder / "lance") in message
+    assert ".rs:" not in message  # LanceDB's Rust source locations are cut
+    assert isinstance(failed.value.__cause__, OSError | RuntimeError | ValueError)
+
+
+# the disk full
+
+
+def write_past_the_limit(folder: str, cache: str, limit: int, results: Any) -> None:
+    """In its own process: no file may grow past `limit` bytes (writes get EFBIG); try to store a large batch."""
+    embedder = FastEmbedder(cache_dir=Path(cache))
+    embedder.load()
+    memory = Memory(Path(folder), embedder)
+    letters = random.Random(7).choices("abcdefghijklmnopqrstuvwxyz", k=280_000)  # incompressible, unlike prose
+    words = [" ".join("".join(letters[j : j + 7]) for j in range(i * 7000, i * 7000 + 7000, 7)) for i in range(40)]
+    batch = [MemoryIn(content=f"Imported page {i}: {text}"[:8000]) for i, text in enumerate(words)]
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    try:
+        memory.remember(batch, T0)
+        results.put(("stored", ""))
+    except MemtiersError as exc:
+        results.put((type(exc).__name__, str(exc)))
+    except BaseException as exc:  # reported, so the test can say what was not mapped
+        results.put((f"unmapped {type(exc).__name__}", str(exc)))
+    finally:
+        memory.close()
+
+
+def test_a_write_past_a_file_size_limit_is_a_readable_error_and_every_memory_stored_before_is_kept(
+    tmp_path: Path, model_cache: Path, embedder: FastEmbedder
+) -> None:
+    folder = tmp_path / "ns"
+    stored = seeded(folder, embedder)
+    biggest = max(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    context = multiprocessing.get_context("spawn")
+    results = context.Queue()
+    child = context.Process(
+        target=write_past_the_limit, args=(str(folder), str(model_cache), max(biggest * 2, 128 * 1024), results)
+    )
+    child.start()
+    kind, message = results.get(timeout=300)
+    child.join(timeout=60)
+
+    assert child.exitcode == 0
+    assert kind == "StorageError", (kind, message)
+    assert "File too large" in message or "too large" in message.lower(), message
+    assert "free space and retry" in message
+    assert count_rows(folder) == len(stored)
+    assert_all_there(folder, embedder, stored)
