@@ -397,32 +397,32 @@ def new_row(record: Record, digest: str, vector: np.ndarray) -> Row:
 
 
 def _table(rows: Sequence[Row], dim: int) -> pa.Table:
-    data = []
-    for row in rows:
-        r = row.record
-        data.append(
-            {
-                "id": r.id,
-                "hash": row.hash,
-                "content": r.content,
-                "tier": r.tier.value,
-                "kind": r.kind.value,
-                "protected": r.protected,
-                "tags": list(r.tags),
-                "metadata": json.dumps(r.metadata, ensure_ascii=False),
-                "source": r.source,
-                "occurred_at": r.occurred_at,
-                "created_at": r.created_at,
-                "forget_after": r.forget_after,
-                "superseded_by": r.superseded_by,
-                "superseded_at": r.superseded_at,
-                "before": list(row.before),
-                "after": list(row.after),
-                "terms": row.terms,
-                "vector": row.vector.astype(np.float32).tolist(),
-            }
-        )
-    return pa.Table.from_pylist(data, schema=schema(dim))
+    """Rows as an Arrow table of the tier schema, built column by column (vectors straight from numpy)."""
+    records = [row.record for row in rows]
+    vectors = np.ascontiguousarray(np.stack([row.vector for row in rows]), dtype=np.float32)
+    columns = {
+        "id": [r.id for r in records],
+        "hash": [row.hash for row in rows],
+        "content": [r.content for r in records],
+        "tier": [r.tier.value for r in records],
+        "kind": [r.kind.value for r in records],
+        "protected": [r.protected for r in records],
+        "tags": [list(r.tags) for r in records],
+        "metadata": [json.dumps(r.metadata, ensure_ascii=False) for r in records],
+        "source": [r.source for r in records],
+        "occurred_at": [r.occurred_at for r in records],
+        "created_at": [r.created_at for r in records],
+        "forget_after": [r.forget_after for r in records],
+        "superseded_by": [r.superseded_by for r in records],
+        "superseded_at": [r.superseded_at for r in records],
+        "before": [list(row.before) for row in rows],
+        "after": [list(row.after) for row in rows],
+        "terms": [row.terms for row in rows],
+    }
+    full = schema(dim)
+    arrays = [pa.array(columns[f.name], type=f.type) for f in full if f.name != "vector"]
+    arrays.append(pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel(), pa.float32()), dim))
+    return pa.Table.from_arrays(arrays, schema=full)
 
 
 def _rows(table: pa.Table) -> list[Row]:
