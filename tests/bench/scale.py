@@ -23,11 +23,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import lancedb
@@ -47,6 +47,7 @@ NAMESPACE = "bench"
 LIMIT = 50  # the recall tool's default limit when max_tokens is given
 MAX_TOKENS = 1024
 TOP_K = 50
+T = TypeVar("T")
 
 
 def log(message: str) -> None:
@@ -63,6 +64,16 @@ def timed(work: Callable[[], Any]) -> float:
     start = time.perf_counter()
     work()
     return time.perf_counter() - start
+
+
+def timed_each(work: Callable[[T], Any], items: Iterable[T]) -> list[float]:
+    """Seconds of `work` on each item, one call at a time."""
+    out = []
+    for item in items:
+        start = time.perf_counter()
+        work(item)
+        out.append(time.perf_counter() - start)
+    return out
 
 
 @dataclass
@@ -117,14 +128,16 @@ def measure_recall(inputs: Inputs, folder: Path, figures: Figures) -> np.ndarray
     memory = Memory(folder, inputs.embedder)
     now = inputs.now
     try:
-        first = timed(lambda: memory.recall(inputs.queries[0], now, limit=LIMIT, max_tokens=MAX_TOKENS))
-        steady = []
-        for query in inputs.queries:
-            steady.append(timed(lambda q=query: memory.recall(q, now, limit=LIMIT, max_tokens=MAX_TOKENS)))
+
+        def recall(query: str) -> None:
+            memory.recall(query, now, limit=LIMIT, max_tokens=MAX_TOKENS)
+
+        first = timed(lambda: recall(inputs.queries[0]))
+        steady = timed_each(recall, inputs.queries)
         after = []
         for text, query in zip(inputs.writes[: inputs.args.after_writes], inputs.queries, strict=False):
             memory.remember([MemoryIn(content=text)], now)
-            after.append(timed(lambda q=query: memory.recall(q, now, limit=LIMIT, max_tokens=MAX_TOKENS)))
+            after += timed_each(recall, [query])
         embed_times, vectors = [], []
         for query in inputs.queries:
             start = time.perf_counter()
@@ -152,7 +165,7 @@ def measure_baselines(
     inputs: Inputs, root: Path, held: np.ndarray, ids: list[str], queries: np.ndarray, figures: Figures
 ) -> None:
     """numpy's exact top-50 and LanceDB's own search over a plain table of the same vectors, per query."""
-    numpy_times = [timed(lambda q=q: exact_top(held, q)) for q in queries]
+    numpy_times = timed_each(lambda q: exact_top(held, q), queries)
     db = lancedb.connect(root / "plain")
     schema = pa.schema([("id", pa.string()), ("vector", pa.list_(pa.float32(), held.shape[1]))])
     table = db.create_table("vectors", schema=schema)
@@ -169,7 +182,7 @@ def measure_baselines(
 
     figures.values |= {
         "numpy_p50": p(numpy_times, 50),
-        "lance_flat_p50": p([timed(lambda q=q: lance(q)) for q in queries], 50),
+        "lance_flat_p50": p(timed_each(lance, queries), 50),
     }
     kind = inputs.args.lance_index
     if not kind:
@@ -184,11 +197,12 @@ def measure_baselines(
     )
     build = timed(lambda: table.create_index("vector", config=config))
     tune = {"nprobes": 20, "refine_factor": 10} if kind == "ivf_pq" else {"nprobes": 8, "ef": 100}
-    times, recalls = [], []
+    times: list[float] = []
+    recalls: list[float] = []
     for q in queries:
-        start = time.perf_counter()
+        t0 = time.perf_counter()
         found = lance(q, **tune)
-        times.append(time.perf_counter() - start)
+        times.append(time.perf_counter() - t0)
         truth = {ids[i] for i in exact_top(held, q)}
         recalls.append(len(truth & set(found)) / len(truth))
     figures.values |= {"index_build_s": build, "index_p50": p(times, 50), "index_recall": float(np.mean(recalls))}
@@ -298,9 +312,9 @@ def measure_import(inputs: Inputs, count: int) -> dict[str, float]:
         try:
             for start in range(0, count, 1_000):
                 batch = texts[start : start + 1_000]
-                model += timed(lambda b=batch: inputs.embedder.embed(b))
+                model += sum(timed_each(inputs.embedder.embed, [batch]))
                 items = [MemoryIn(content=t) for t in batch]
-                stored += timed(lambda i=items: memory.remember(i, inputs.now))
+                stored += sum(timed_each(lambda i: memory.remember(i, inputs.now), [items]))
                 log(f"  imported {start + len(batch):,} of {count:,}")
         finally:
             memory.close()
