@@ -388,11 +388,10 @@ def machine() -> str:
         platform.processor() or "unknown CPU",
     )
     ram = int(Path("/proc/meminfo").read_text().split()[1]) / 1024**2
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     versions = ", ".join(f"{m.__name__} {m.__version__}" for m in (lancedb, pa, np))
     return (
         f"{cpu}, {len(os.sched_getaffinity(0))} cores, {ram:.1f} GB RAM, {platform.system()} {platform.release()}, "
-        f"Python {platform.python_version()}, {versions}; load average at start {load}"
+        f"Python {platform.python_version()}, {versions}"
     )
 
 
@@ -403,7 +402,8 @@ def report(args: argparse.Namespace, results: list[Figures], imported: dict[str,
         "",
         f"Command: `{args.command}`",
         "",
-        f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC in {took / 60:.0f} min on {machine()}; at the end {load}.",
+        f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC in {took / 60:.0f} min on {machine()}; "
+        f"load average at start {args.load_at_start}, at the end {load}.",
         "",
         f"Rows: synthetic memories (`tests/bench/synthetic.py`, seed {args.seed}), {args.cold_share:.0%} cold, "
         f"vectors of a {args.pool:,}-text pool embedded by the model and jittered to cosine "
@@ -448,6 +448,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
+    args.load_at_start = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     started = time.perf_counter()
     embedder = FastEmbedder()
     embedder.load()
