@@ -4,8 +4,12 @@ Per conversation, in a fresh store: every turn goes in through `Memory.remember`
 `remember` tool runs), every question of categories 1-4 through `Memory.recall` (what the
 `recall` tool runs), and the budget is checked on `packed.text`, the only text the tool returns.
 Then a sweep months after the last session sends most turns cold and the questions are asked again.
+With `--haystack N`, each conversation is also stored among N unrelated synthetic memories already
+cold (written through `tests.bench.fill.fill`, before its turns go in through `remember`) and asked
+again at 1,024 tokens: recall_all@1024 alone against with the haystack, in the same run.
 
     .venv/bin/python -m tests.bench.locomo ../shared/datasets/locomo-dev/locomo-dev.json
+    .venv/bin/python -m tests.bench.locomo ../shared/datasets/locomo-dev/locomo-dev.json --haystack 200000
 
 The dataset (Maharana et al., ACL 2024, CC BY-NC 4.0) is read from the path given, never copied.
 """
@@ -26,6 +30,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from tests.bench import synthetic
+from tests.bench.fill import fill
 from tests.bench.flat import FlatStore
 from tiers import recall as ranking
 from tiers.embedder import FastEmbedder
@@ -37,6 +45,8 @@ TOP_K = (5, 10)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 BUDGET_LIMIT = 50  # the recall tool's default limit when max_tokens is given
 SWEEP_AFTER = timedelta(days=183)
+HAYSTACK = "haystack"  # the system name of recall with the haystack, in the same tally
+HAYSTACK_SETTING = ("1024 tok", BUDGET_LIMIT, 1024)
 _SESSION = re.compile(r"^session_(\d+)$")
 
 
@@ -142,9 +152,10 @@ def ask_all(
     system: str,
     latencies: list[float],
     baselines: FlatStore | None,
+    settings: Sequence[tuple[str, int, int | None]] | None = None,
 ) -> None:
     for question in questions:
-        for label, limit, budget in settings_list():
+        for label, limit, budget in settings or settings_list():
             start = time.perf_counter()
             packed = memory.recall(question.text, now, limit=limit, max_tokens=budget)
             latencies.append(time.perf_counter() - start)
@@ -180,6 +191,40 @@ def flat_store(memory: Memory, ids: Sequence[str]) -> FlatStore:
     return FlatStore(records, memory.embedder.embed([r.content for r in records]))
 
 
+@dataclass(frozen=True)
+class Haystack:
+    """N unrelated synthetic memories, all cold, made from the model's vectors of a pool of texts."""
+
+    size: int
+    pool: list[synthetic.Memo]
+    vectors: np.ndarray
+    seed: int = 1
+
+    def rows(self, now: datetime) -> Any:
+        return synthetic.rows(self.size, self.pool, self.vectors, now, cold_share=1.0, seed=self.seed)
+
+
+def run_in_haystack(
+    haystack: Haystack,
+    sessions: Sequence[Sequence[Turn]],
+    questions: list[Question],
+    embedder: FastEmbedder,
+    settings: MemorySettings,
+    tally: Tally,
+    latencies: list[float],
+) -> None:
+    """The conversation stored after a cold haystack, its questions asked at 1,024 tokens."""
+    now = max(t.occurred_at for s in sessions for t in s) + timedelta(days=1)
+    with tempfile.TemporaryDirectory(prefix="memtiers-locomo-haystack-") as tmp:
+        memory = Memory(Path(tmp) / "ns", embedder, settings)
+        try:
+            fill(memory, haystack.rows(now))
+            covers = store_turns(memory, sessions, now)
+            ask_all(memory, questions, covers, now, tally, HAYSTACK, latencies, None, [HAYSTACK_SETTING])
+        finally:
+            memory.close()
+
+
 def run_conversation(
     sample: dict[str, Any],
     embedder: FastEmbedder,
@@ -188,6 +233,7 @@ def run_conversation(
     after: Tally,
     latencies: dict[str, list[float]],
     sweep: bool,
+    haystack: Haystack | None = None,
 ) -> dict[str, Any]:
     sessions = load_turns(sample["conversation"])
     turns = [t for s in sessions for t in s]
@@ -214,6 +260,8 @@ def run_conversation(
                 ask_all(memory, questions, covers, at, after, "memtiers", latencies["swept"], None)
         finally:
             memory.close()
+    if haystack is not None:
+        run_in_haystack(haystack, sessions, questions, embedder, settings, tally, latencies[HAYSTACK])
     return info
 
 
@@ -242,20 +290,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
     parser.add_argument("--no-sweep", action="store_true", help="skip the after-sweep table")
     parser.add_argument("--off", nargs="*", default=[], help="recall techniques to switch off (ablation)")
+    parser.add_argument("--haystack", type=int, default=0, help="also store each conversation among N cold memories")
+    parser.add_argument("--pool", type=int, default=20_000, help="texts the model embeds for the haystack (cached)")
     args = parser.parse_args(argv)
 
     data = json.loads(args.dataset.read_text())[: args.conversations]
     embedder = FastEmbedder()
     embedder.load()
     embedder.embed(["warm up"])
+    haystack = None
+    if args.haystack:
+        pool = synthetic.memos(1, args.pool)
+        haystack = Haystack(args.haystack, pool, synthetic.pool_vectors([m.text for m in pool], embedder))
     recall_settings = ranking.RecallSettings().without(*args.off)
     settings = MemorySettings(recall=recall_settings)
     tally, after = Tally(), Tally()
-    latencies: dict[str, list[float]] = {"warm": [], "swept": []}
+    latencies: dict[str, list[float]] = {"warm": [], "swept": [], HAYSTACK: []}
     started = time.perf_counter()
     infos = []
     for sample in data:
-        info = run_conversation(sample, embedder, settings, tally, after, latencies, not args.no_sweep)
+        info = run_conversation(sample, embedder, settings, tally, after, latencies, not args.no_sweep, haystack)
         infos.append(info)
         print(f"# {info}", file=sys.stderr, flush=True)
     elapsed = time.perf_counter() - started
@@ -289,8 +343,30 @@ def main(argv: list[str] | None = None) -> int:
             f"recall latency after the sweep ({len(latencies['swept'])} calls): "
             f"p50 {percentile(latencies['swept'], 50):.1f} ms, p99 {percentile(latencies['swept'], 99):.1f} ms",
         ]
+    if haystack is not None:
+        out += ["", *haystack_lines(tally, args.haystack, latencies[HAYSTACK])]
     print("\n".join(out))
     return 0
+
+
+def haystack_lines(tally: Tally, size: int, latencies: list[float]) -> list[str]:
+    """recall_all@1024 of each conversation alone against among `size` cold memories, per category."""
+    label = HAYSTACK_SETTING[0]
+    lines = [
+        f"each conversation stored among {size:,} unrelated synthetic memories already cold "
+        f"(tests/bench/synthetic.py, written by tests/bench/fill.py), recall_all at {label}:",
+        "| cat | alone | with haystack | difference (points) |",
+        "| --- | --- | --- | --- |",
+    ]
+    for category in [None, *CATEGORIES]:
+        name = "overall" if category is None else f"{category} {CATEGORIES[category]}"
+        alone, among = tally.score("all", "memtiers", label, category), tally.score("all", HAYSTACK, label, category)
+        lines.append(f"| {name} | {alone:.3f} | {among:.3f} | {100 * (among - alone):+.1f} |")
+    lines.append(
+        f"recall latency with the haystack ({len(latencies)} calls): "
+        f"p50 {percentile(latencies, 50):.1f} ms, p99 {percentile(latencies, 99):.1f} ms"
+    )
+    return lines
 
 
 if __name__ == "__main__":

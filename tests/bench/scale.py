@@ -1,0 +1,473 @@
+"""Scale benchmark (issue 10): recall, writes, server memory, sweep and import at 10k to 1M memories.
+
+    .venv/bin/python -m tests.bench.scale --sizes 10000,100000,1000000 --out docs/scale.md
+
+Per size, in one run and in a fresh temporary store: most rows cold (`--cold-share`, dated over two
+years so a sweep leaves them so), written through `tests.bench.fill.fill` (the one storage seam), with
+vectors the real model made for a pool of texts, jittered (`tests.bench.synthetic`). Then, with the
+project's own `Memory` and the real model embedding every query: recall p50/p99 (default tiers,
+`max_tokens` 1024), recall right after one `remember`, a numpy exact scan and LanceDB's own search over
+the same vectors, a real `memtiers serve` over stdio (time to first answer and first recall, resident
+memory), and `memtiers sweep` in a subprocess. Then one bulk import through `remember` against the
+model's own rate on the same texts. Not a test: run it by hand; progress goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import lancedb
+import numpy as np
+import pyarrow as pa
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from tests.bench import synthetic
+from tests.bench.fill import fill
+from tiers.embedder import FastEmbedder
+from tiers.memory import Memory
+from tiers.records import MemoryIn
+
+MEMTIERS = Path(sys.executable).with_name("memtiers")
+NAMESPACE = "bench"
+LIMIT = 50  # the recall tool's default limit when max_tokens is given
+MAX_TOKENS = 1024
+TOP_K = 50
+T = TypeVar("T")
+
+
+def log(message: str) -> None:
+    print(f"# {datetime.now(UTC):%H:%M:%S} {message}", file=sys.stderr, flush=True)
+
+
+def p(values: Sequence[float], q: float) -> float:
+    """The q-th percentile of seconds, in milliseconds (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))] * 1000
+
+
+def timed(work: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    work()
+    return time.perf_counter() - start
+
+
+def timed_each(work: Callable[[T], Any], items: Iterable[T]) -> list[float]:
+    """Seconds of `work` on each item, one call at a time."""
+    out = []
+    for item in items:
+        start = time.perf_counter()
+        work(item)
+        out.append(time.perf_counter() - start)
+    return out
+
+
+@dataclass
+class Inputs:
+    """What every size shares: the model, the pool and its vectors, the queries, the clock."""
+
+    embedder: FastEmbedder
+    pool: list[synthetic.Memo]
+    vectors: np.ndarray
+    queries: list[str]
+    writes: list[str]
+    now: datetime
+    args: argparse.Namespace
+
+
+@dataclass
+class Figures:
+    size: int
+    values: dict[str, float | str] = field(default_factory=dict)
+
+
+# the store
+
+
+def fill_store(inputs: Inputs, folder: Path, size: int) -> tuple[np.ndarray, list[str], float]:
+    """A fresh store of `size` synthetic rows; the same vectors and ids kept here for the baselines."""
+    held = np.empty((size, inputs.vectors.shape[1]), dtype=np.float32)
+    ids: list[str] = []
+
+    def keep(tables: Iterator[pa.Table]) -> Iterator[pa.Table]:
+        at = 0
+        for table in tables:
+            held[at : at + len(table)] = synthetic.vectors_of(table)
+            ids.extend(table.column("id").to_pylist())
+            at += len(table)
+            log(f"  filled {at:,} of {size:,}")
+            yield table
+
+    chunks = synthetic.rows(
+        size, inputs.pool, inputs.vectors, inputs.now, inputs.args.cold_share, inputs.args.seed, chunk_rows=50_000
+    )
+    memory = Memory(folder, inputs.embedder)
+    try:
+        seconds = timed(lambda: fill(memory, keep(chunks)))
+    finally:
+        memory.close()
+    return held, ids, seconds
+
+
+def measure_recall(inputs: Inputs, folder: Path, figures: Figures) -> np.ndarray:
+    """First recall, steady p50/p99, and recall right after one remember; the query vectors for the baselines."""
+    memory = Memory(folder, inputs.embedder)
+    now = inputs.now
+    try:
+
+        def recall(query: str) -> None:
+            memory.recall(query, now, limit=LIMIT, max_tokens=MAX_TOKENS)
+
+        first = timed(lambda: recall(inputs.queries[0]))
+        steady = timed_each(recall, inputs.queries)
+        after = []
+        for text, query in zip(inputs.writes[: inputs.args.after_writes], inputs.queries, strict=False):
+            memory.remember([MemoryIn(content=text)], now)
+            after += timed_each(recall, [query])
+        embed_times, vectors = [], []
+        for query in inputs.queries:
+            start = time.perf_counter()
+            vectors.append(inputs.embedder.embed([query])[0])
+            embed_times.append(time.perf_counter() - start)
+    finally:
+        memory.close()
+    figures.values |= {
+        "first_recall_s": first,
+        "p50": p(steady, 50),
+        "p99": p(steady, 99),
+        "after_write_p50": p(after, 50),
+        "embed_p50": p(embed_times, 50),
+    }
+    return np.stack(vectors)
+
+
+def exact_top(held: np.ndarray, query: np.ndarray, k: int = TOP_K) -> np.ndarray:
+    scores = held @ query
+    top = np.argpartition(-scores, k)[:k]
+    return top[np.argsort(-scores[top])]
+
+
+def measure_baselines(
+    inputs: Inputs, root: Path, held: np.ndarray, ids: list[str], queries: np.ndarray, figures: Figures
+) -> None:
+    """numpy's exact top-50 and LanceDB's own search over a plain table of the same vectors, per query."""
+    numpy_times = timed_each(lambda q: exact_top(held, q), queries)
+    db = lancedb.connect(root / "plain")
+    schema = pa.schema([("id", pa.string()), ("vector", pa.list_(pa.float32(), held.shape[1]))])
+    table = db.create_table("vectors", schema=schema)
+    for start in range(0, len(held), 100_000):
+        part = held[start : start + 100_000]
+        vectors = pa.FixedSizeListArray.from_arrays(pa.array(part.reshape(-1)), held.shape[1])
+        table.add(pa.Table.from_arrays([pa.array(ids[start : start + len(part)]), vectors], schema=schema))
+
+    def lance(q: np.ndarray, **tune: int) -> list[str]:
+        search = table.search(q, vector_column_name="vector").distance_type("cosine")  # type: ignore[attr-defined]
+        for name, value in tune.items():
+            search = getattr(search, name)(value)
+        return search.select(["id", "_distance"]).limit(TOP_K).to_arrow().column("id").to_pylist()
+
+    figures.values |= {
+        "numpy_p50": p(numpy_times, 50),
+        "lance_flat_p50": p(timed_each(lance, queries), 50),
+    }
+    kind = inputs.args.lance_index
+    if not kind:
+        return
+    from lancedb.index import HnswSq, IvfPq
+
+    partitions = max(1, int(np.sqrt(len(held))))
+    config = (
+        IvfPq(distance_type="cosine", num_partitions=partitions, num_sub_vectors=48)
+        if kind == "ivf_pq"
+        else HnswSq(distance_type="cosine", num_partitions=max(1, partitions // 8))
+    )
+    build = timed(lambda: table.create_index("vector", config=config))
+    tune = {"nprobes": 20, "refine_factor": 10} if kind == "ivf_pq" else {"nprobes": 8, "ef": 100}
+    times: list[float] = []
+    recalls: list[float] = []
+    for q in queries:
+        t0 = time.perf_counter()
+        found = lance(q, **tune)
+        times.append(time.perf_counter() - t0)
+        truth = {ids[i] for i in exact_top(held, q)}
+        recalls.append(len(truth & set(found)) / len(truth))
+    figures.values |= {"index_build_s": build, "index_p50": p(times, 50), "index_recall": float(np.mean(recalls))}
+
+
+# the server
+
+
+def _children() -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        with open(task / "children") as handle:
+            found |= {int(pid) for pid in handle.read().split()}
+    return found
+
+
+def _status(pid: int) -> dict[str, float]:
+    """VmRSS and VmHWM of a process, in MB."""
+    out = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        name, _, rest = line.partition(":")
+        if name in ("VmRSS", "VmHWM"):
+            out[name] = int(rest.split()[0]) / 1024
+    return out
+
+
+def server_env(home: Path) -> dict[str, str]:
+    return {"MEMTIERS_HOME": str(home), "MEMTIERS_NAMESPACE": NAMESPACE, "MEMTIERS_LOG_LEVEL": "WARNING"}
+
+
+async def _serve(inputs: Inputs, home: Path, figures: Figures) -> None:
+    params = StdioServerParameters(command=str(MEMTIERS), args=["serve"], env=server_env(home))
+    before = _children()
+    recalls = inputs.queries[: inputs.args.server_recalls]
+    with open(home / "server-stderr.log", "w") as errlog, anyio.fail_after(1_800):
+        start = time.perf_counter()
+        async with Client(stdio_client(params, errlog=errlog)) as client:
+            answered = time.perf_counter() - start
+            (pid,) = _children() - before
+            first = await client.call_tool("recall", {"query": recalls[0], "max_tokens": MAX_TOKENS})
+            first_recall = time.perf_counter() - start
+            assert not first.is_error, first
+            times = []
+            for query in recalls:
+                t0 = time.perf_counter()
+                result = await client.call_tool("recall", {"query": query, "max_tokens": MAX_TOKENS})
+                times.append(time.perf_counter() - t0)
+                assert not result.is_error, result
+            for text in inputs.writes[-5:]:
+                assert not (await client.call_tool("remember", {"content": text})).is_error
+            memory = _status(pid)
+    figures.values |= {
+        "server_first_answer_s": answered,
+        "server_first_recall_s": first_recall,
+        "server_p50": p(times, 50),
+        "server_rss_mb": memory["VmRSS"],
+        "server_hwm_mb": memory["VmHWM"],
+    }
+
+
+def measure_server(inputs: Inputs, home: Path, figures: Figures) -> None:
+    anyio.run(_serve, inputs, home, figures)
+
+
+def measure_sweep(inputs: Inputs, home: Path, figures: Figures) -> None:
+    """`memtiers sweep` over the whole store in its own process: wall time and peak resident memory."""
+    at = (inputs.now + timedelta(hours=1)).isoformat()
+    env = os.environ | server_env(home)
+    start = time.perf_counter()
+    process = subprocess.Popen([str(MEMTIERS), "sweep", "--at", at], env=env, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise RuntimeError(f"memtiers sweep exited with {process.returncode}")
+    figures.values |= {"sweep_s": time.perf_counter() - start, "sweep_peak_mb": usage.ru_maxrss / 1024}
+
+
+def run_size(inputs: Inputs, size: int) -> Figures:
+    figures = Figures(size)
+    with tempfile.TemporaryDirectory(prefix=f"memtiers-scale-{size}-") as tmp:
+        root = Path(tmp)
+        home = root / "home"
+        folder = home / "namespaces" / NAMESPACE
+        log(f"{size:,} rows: filling")
+        held, ids, seconds = fill_store(inputs, folder, size)
+        figures.values["fill_s"] = seconds
+        log(f"{size:,} rows: recall")
+        queries = measure_recall(inputs, folder, figures)
+        log(f"{size:,} rows: numpy and LanceDB baselines")
+        measure_baselines(inputs, root, held, ids, queries, figures)
+        del held, ids
+        gc.collect()
+        log(f"{size:,} rows: memtiers serve over stdio")
+        measure_server(inputs, home, figures)
+        log(f"{size:,} rows: memtiers sweep")
+        measure_sweep(inputs, home, figures)
+    log(f"{size:,} rows: {figures.values}")
+    return figures
+
+
+def measure_import(inputs: Inputs, count: int) -> dict[str, float]:
+    """`remember` in batches of 1,000 new texts against the model alone on the same batches, interleaved."""
+    texts = synthetic.texts(inputs.args.seed + 3, count, exclude=frozenset(m.text for m in inputs.pool))
+    model = stored = 0.0
+    with tempfile.TemporaryDirectory(prefix="memtiers-import-") as tmp:
+        memory = Memory(Path(tmp) / "ns", inputs.embedder)
+        try:
+            for start in range(0, count, 1_000):
+                batch = texts[start : start + 1_000]
+                model += sum(timed_each(inputs.embedder.embed, [batch]))
+                items = [MemoryIn(content=t) for t in batch]
+                stored += sum(timed_each(lambda i: memory.remember(i, inputs.now), [items]))
+                log(f"  imported {start + len(batch):,} of {count:,}")
+        finally:
+            memory.close()
+    return {"count": count, "model_rate": count / model, "import_rate": count / stored, "share": model / stored}
+
+
+# the report
+
+# (key, header, goal per size or for every size, format)
+Goal = Callable[[int, dict[str, float | str]], float | None]
+
+
+def _at(bounds: dict[int, float]) -> Goal:
+    return lambda size, _: bounds.get(size)
+
+
+COLUMNS: list[tuple[str, str, Goal | None, str]] = [
+    ("fill_s", "fill s", None, "{:.1f}"),
+    ("first_recall_s", "first recall s", None, "{:.2f}"),
+    ("p50", "recall p50 ms (goal ≤15 @100k, ≤30 @1M)", _at({100_000: 15, 1_000_000: 30}), "{:.1f}"),
+    ("p99", "recall p99 ms (goal ≤3× p50)", lambda _, v: 3 * float(v["p50"]), "{:.1f}"),
+    ("after_write_p50", "recall after one remember, p50 ms (goal ≤1.5× p50)",
+     lambda _, v: 1.5 * float(v["p50"]), "{:.1f}"),
+    ("embed_p50", "query embedding p50 ms", None, "{:.1f}"),
+    ("numpy_p50", "numpy exact top-50 ms", None, "{:.2f}"),
+    ("lance_flat_p50", "LanceDB flat top-50 ms", None, "{:.1f}"),
+    ("index_p50", "LanceDB index top-50 ms", None, "{:.1f}"),
+    ("index_recall", "index recall@50 (goal ≥0.95)", None, "{:.3f}"),
+    ("index_build_s", "index build s", None, "{:.1f}"),
+    ("server_first_answer_s", "server first answer s (goal ≤2 @1M)", _at({1_000_000: 2}), "{:.2f}"),
+    ("server_first_recall_s", "server first recall s (goal ≤3 @1M)", _at({1_000_000: 3}), "{:.2f}"),
+    ("server_p50", "server recall p50 ms", None, "{:.1f}"),
+    ("server_rss_mb", "server RSS MB (goal ≤450 @10k, ≤700 @100k, ≤1500 @1M)",
+     _at({10_000: 450, 100_000: 700, 1_000_000: 1500}), "{:.0f}"),
+    ("server_hwm_mb", "server peak RSS MB", None, "{:.0f}"),
+    ("sweep_s", "sweep s (goal ≤60 @1M)", _at({1_000_000: 60}), "{:.1f}"),
+    ("sweep_peak_mb", "sweep peak RSS MB", None, "{:.0f}"),
+]  # fmt: skip
+
+
+def _cell(key: str, goal: Goal | None, fmt: str, figures: Figures) -> str:
+    value = figures.values.get(key)
+    if value is None:
+        return "–"
+    text = fmt.format(value)
+    bound = goal(figures.size, figures.values) if goal else None
+    if key == "index_recall":
+        bound = None
+        text += " ✓" if float(value) >= 0.95 else " ✗"
+    if bound is not None:
+        text += " ✓" if float(value) <= bound else " ✗"
+    return text
+
+
+def table(results: list[Figures]) -> list[str]:
+    keys = [c for c in COLUMNS if any(c[0] in r.values for r in results)]
+    lines = ["| rows | " + " | ".join(c[1] for c in keys) + " |", "| --- |" + " --- |" * len(keys)]
+    for figures in results:
+        cells = [_cell(key, goal, fmt, figures) for key, _, goal, fmt in keys]
+        lines.append(f"| {figures.size:,} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def machine() -> str:
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if "model name" in line
+        ),
+        platform.processor() or "unknown CPU",
+    )
+    ram = int(Path("/proc/meminfo").read_text().split()[1]) / 1024**2
+    versions = ", ".join(f"{m.__name__} {m.__version__}" for m in (lancedb, pa, np))
+    return (
+        f"{cpu}, {len(os.sched_getaffinity(0))} cores, {ram:.1f} GB RAM, {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()}, {versions}"
+    )
+
+
+def report(args: argparse.Namespace, results: list[Figures], imported: dict[str, float] | None, took: float) -> str:
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    lines = [
+        "# Scale benchmark",
+        "",
+        f"Command: `{args.command}`",
+        "",
+        f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC in {took / 60:.0f} min on {machine()}; "
+        f"load average at start {args.load_at_start}, at the end {load}.",
+        "",
+        f"Rows: synthetic memories (`tests/bench/synthetic.py`, seed {args.seed}), {args.cold_share:.0%} cold, "
+        f"vectors of a {args.pool:,}-text pool embedded by the model and jittered to cosine "
+        f"{synthetic.TARGET_COSINE} (sigma {synthetic.jitter_sigma(384):.4f}), written by `tests/bench/fill.py`. "
+        f"Recall: `Memory.recall`, default tiers, limit {LIMIT}, max_tokens {MAX_TOKENS}, the query embedded by "
+        f"the model each time, {args.queries} queries (two thirds sentences, one third keywords); after one "
+        f"remember: {args.after_writes} alternations. Baselines: the same query vectors, top-{TOP_K} cosine. "
+        f"Server: `memtiers serve` over stdio on the same folder, {args.server_recalls} recalls and 5 remembers, "
+        "then /proc VmRSS and VmHWM. Sweep: `memtiers sweep` in its own process (wall time includes its start).",
+        "✓/✗: measured against the issue's goal where it names one for that size.",
+        "",
+        *table(results),
+    ]
+    if imported:
+        verdict = "✓" if imported["share"] >= 0.9 else "✗"
+        lines += [
+            "",
+            f"Bulk import: {int(imported['count']):,} new texts through `Memory.remember` in batches of 1,000: "
+            f"{imported['import_rate']:.0f} memories/s against the model alone on the same batches "
+            f"{imported['model_rate']:.0f} texts/s: {imported['share']:.0%} of the model's rate "
+            f"(goal ≥90 % at 100k) {verdict}.",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--sizes", default="10000,100000,1000000", help="store sizes, comma-separated")
+    parser.add_argument("--cold-share", type=float, default=0.9, help="share of rows filled cold")
+    parser.add_argument("--queries", type=int, default=200, help="recall queries per size")
+    parser.add_argument("--after-writes", type=int, default=20, help="remember + recall alternations per size")
+    parser.add_argument("--server-recalls", type=int, default=50, help="recalls through the stdio server")
+    parser.add_argument("--pool", type=int, default=20_000, help="distinct texts the model embeds (cached)")
+    parser.add_argument("--import-size", type=int, default=20_000, help="bulk import through remember (0: skip)")
+    parser.add_argument("--lance-index", choices=["ivf_pq", "ivf_hnsw_sq"], help="also time a LanceDB vector index")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, help="also write the report (with the command) to this file")
+    args = parser.parse_args(argv)
+    args.command = " ".join([".venv/bin/python -m tests.bench.scale", *map(shlex.quote, argv or sys.argv[1:])])
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    args.load_at_start = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    started = time.perf_counter()
+    embedder = FastEmbedder()
+    embedder.load()
+    pool = synthetic.memos(args.seed, args.pool)
+    log(f"pool of {len(pool):,} texts: embedding or reading the cache in {synthetic.CACHE}")
+    vectors = synthetic.pool_vectors([m.text for m in pool], embedder)
+    texts = [m.text for m in pool]
+    queries = synthetic.queries(args.seed, args.queries, texts)
+    writes = synthetic.texts(args.seed + 2, args.after_writes + 5, exclude=frozenset(texts))
+    now = datetime.now(UTC).replace(microsecond=0)
+    inputs = Inputs(embedder, pool, vectors, queries, writes, now, args)
+    results = [run_size(inputs, int(size)) for size in args.sizes.split(",")]
+    imported = measure_import(inputs, args.import_size) if args.import_size else None
+    text = report(args, results, imported, time.perf_counter() - started)
+    print(text)
+    if args.out:
+        args.out.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
