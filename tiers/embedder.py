@@ -96,15 +96,18 @@ class FastEmbedder:
         cache = str(self._cache_dir) if self._cache_dir else None
         # onnxruntime's memory arena keeps the peak of every batch for the life of the process (1.4 GB
         # after one batch of long texts); without it memory goes back after each batch.
-        lean = {"enable_cpu_mem_arena": False}
         if self._model_name != DEFAULT_MODEL:
             try:
-                return TextEmbedding(self._model_name, cache_dir=cache, threads=self._threads, **lean)
+                return TextEmbedding(
+                    self._model_name, cache_dir=cache, threads=self._threads, enable_cpu_mem_arena=False
+                )
             except Exception as exc:  # fastembed raises bare ValueErrors and hub errors alike
                 raise StorageError(f"cannot load embedding model {self._model_name!r}: {exc}") from exc
         folder = packaged_model_folder(self._cache_dir or Path.home() / ".cache" / "memtiers")
         _register_default()
-        return TextEmbedding(DEFAULT_MODEL, specific_model_path=str(folder), threads=self._threads, **lean)
+        return TextEmbedding(
+            DEFAULT_MODEL, specific_model_path=str(folder), threads=self._threads, enable_cpu_mem_arena=False
+        )
 
 
 _registered = False

@@ -86,7 +86,8 @@ class Store:
         self._index: WarmIndex | None = None
         self._seen = 0
         self._guard = threading.RLock()
-        self._searches = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memtiers-cold")
+        self._searches = ThreadPoolExecutor(max_workers=3, thread_name_prefix="memtiers-cold")
+        self._cold_seen = False
 
     def close(self) -> None:
         self._searches.shutdown(wait=False)
@@ -240,8 +241,10 @@ class Store:
 
     def search_cold(self, vectors: np.ndarray, terms: str, k: int, where: str | None) -> ColdHits:
         """The cold records nearest the query by meaning and best by words, the two searches run at once."""
-        if not self.cold_table.count():
-            return ColdHits([], [])
+        if not self._cold_seen:
+            self._cold_seen = self.cold_table.count() > 0  # once it has rows, the cold tier is searched
+            if not self._cold_seen:
+                return ColdHits([], [])
         near = self._searches.submit(self.cold_table.vector_search, vectors[0], k, where, _HIT_COLUMNS)
         worded = self._searches.submit(self.cold_table.text_search, terms, k, where, _HIT_COLUMNS)
         by_words = worded.result()

@@ -182,8 +182,12 @@ class Table:
     @_mapped("searching")
     def text_search(self, terms: str, k: int, where: str | None, columns: Sequence[str]) -> pa.Table:
         """BM25 over the `terms` column; rows written since the last compaction are searched too."""
-        if not terms.strip() or not self._has_index("terms"):
-            return pa.table({c: [] for c in [*columns, "_score"]})
+        if not terms.strip():
+            return _empty(self._table.schema, columns, "_score")
+        if not self._has_index("terms"):
+            self._indexed = None  # another process may have made it since
+            if not self._has_index("terms"):
+                return _empty(self._table.schema, columns, "_score")
         with self._reading():
             query = self._table.search(MatchQuery(terms, "terms"), query_type="fts")  # type: ignore[call-arg]
             if where:
@@ -285,6 +289,11 @@ def _concat(parts: list[pa.Table], full: pa.Schema, columns: Sequence[str] | Non
         return pa.concat_tables(parts) if len(parts) > 1 else parts[0]
     wanted = full if columns is None else pa.schema([full.field(c) for c in columns])
     return wanted.empty_table()
+
+
+def _empty(full: pa.Schema, columns: Sequence[str], score: str) -> pa.Table:
+    fields = [full.field(c) for c in columns] + [pa.field(score, pa.float32())]
+    return pa.schema(fields).empty_table()
 
 
 def _first_line(exc: BaseException) -> str:
