@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import timedelta
 
 import anyio
@@ -10,8 +11,9 @@ import pytest
 from mcp import Client
 
 from server.app import build_server
-from server.settings import Settings
+from server.settings import HttpToken, Settings
 from tests.helpers import T0, Clock, call, count_rows, text
+from tests.server.http_running import http_client, running_http
 from tiers.embedder import FastEmbedder
 from tiers.memory import Memory
 from tiers.records import Kind, MemoryIn
@@ -19,10 +21,20 @@ from tiers.records import Kind, MemoryIn
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-async def client(settings: Settings) -> AsyncIterator[Client]:
-    async with Client(build_server(settings, run_timer=False)) as connected:
-        yield connected
+TOKEN = "tools-suite-token-0123456789"
+
+
+@pytest.fixture(params=["in-memory", "http"])
+async def client(request: pytest.FixtureRequest, settings: Settings, embedder: FastEmbedder) -> AsyncIterator[Client]:
+    """The suite runs twice: in memory, and once over the streamable HTTP transport with a bearer token."""
+    if request.param == "in-memory":
+        async with Client(build_server(settings, run_timer=False)) as connected:
+            yield connected
+        return
+    over_http = replace(settings, http_tokens=(HttpToken(TOKEN),))
+    with running_http(over_http, embedder) as url:
+        async with http_client(f"{url}/mcp", TOKEN) as connected:
+            yield connected
 
 
 def seed_cold(settings: Settings, embedder: FastEmbedder, content: str) -> str:
