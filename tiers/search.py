@@ -8,7 +8,6 @@ after the best cold hits are fetched so they can be lent a share of their score 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -18,9 +17,9 @@ from tiers import recall as ranking
 from tiers.errors import InvalidInput
 from tiers.hot import Entry
 from tiers.parts import Parts
-from tiers.records import Tier
+from tiers.records import Record, Tier
 from tiers.rules import hot_rid
-from tiers.store import ColdHits, where_clause
+from tiers.store import ColdHits, PendingCold, where_clause
 from tiers.terms import words
 from tiers.timeparse import as_utc
 from tiers.warm import Row, Scope, WarmIndex
@@ -94,11 +93,11 @@ class Search:
         parts = self.parts
         settings = parts.settings.recall
         store = parts.store
-        cold: Future[ColdHits] | None = None
+        cold: PendingCold | None = None
         if Tier.COLD in query.tiers:
             where = where_clause(query.tags, query.since, query.until)
             depth = max(COLD_DEPTH, 2 * limit)
-            cold = store._searches.submit(store.search_cold, query.vectors, " ".join(query.terms), depth, where)
+            cold = store.start_cold_search(query.vectors, " ".join(query.terms), depth, where)
         kinds = ranking.asked_kinds(
             parts.vectors_of(list(ranking.KIND_NAMES.values())), query.vectors, settings.kind_match
         )
@@ -216,7 +215,7 @@ class _PoolBuilder:
                     out.append(rid)
         return out
 
-    def record(self, position: int) -> ranking.Record:
+    def record(self, position: int) -> Record:
         if position < self.warm.size:
             return self.index.record(position)
         return self.cold[position - self.warm.size].record

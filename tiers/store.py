@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
@@ -48,6 +48,28 @@ class ColdHits:
     def __init__(self, rows: list[Row], words: list[float]) -> None:
         self.rows = rows
         self.words = words
+
+
+class PendingCold:
+    """A cold search under way: its two searches, merged into one list of hits when asked for."""
+
+    def __init__(self, by_meaning: Future[pa.Table] | None, by_words: Future[pa.Table] | None) -> None:
+        self._by_meaning = by_meaning
+        self._by_words = by_words
+
+    def result(self) -> ColdHits:
+        if self._by_meaning is None or self._by_words is None:
+            return ColdHits([], [])
+        by_words = self._by_words.result()
+        by_meaning = self._by_meaning.result()
+        rows: dict[str, Row] = {}
+        words: dict[str, float] = {}
+        for row, score in zip(_rows(by_words), by_words["_score"].to_pylist(), strict=True):
+            rows[row.record.id] = row
+            words[row.record.id] = float(score)
+        for row in _rows(by_meaning):
+            rows.setdefault(row.record.id, row)
+        return ColdHits(list(rows.values()), [words.get(rid, 0.0) for rid in rows])
 
 
 class Store:
@@ -86,7 +108,7 @@ class Store:
         self._index: WarmIndex | None = None
         self._seen = 0
         self._guard = threading.RLock()
-        self._searches = ThreadPoolExecutor(max_workers=3, thread_name_prefix="memtiers-cold")
+        self._searches = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memtiers-cold")
         self._cold_seen = False
 
     def close(self) -> None:
@@ -239,24 +261,21 @@ class Store:
             return self.cold_table.count()
         return self.count(Tier.WARM) + self.count(Tier.COLD)
 
-    def search_cold(self, vectors: np.ndarray, terms: str, k: int, where: str | None) -> ColdHits:
-        """The cold records nearest the query by meaning and best by words, the two searches run at once."""
+    def start_cold_search(self, vectors: np.ndarray, terms: str, k: int, where: str | None) -> PendingCold:
+        """Search the cold tier by meaning and by words, both at once, in the background."""
         if not self._cold_seen:
             self._cold_seen = self.cold_table.count() > 0  # once it has rows, the cold tier is searched
-            if not self._cold_seen:
-                return ColdHits([], [])
-        near = self._searches.submit(self.cold_table.vector_search, vectors[0], k, where, _HIT_COLUMNS)
-        worded = self._searches.submit(self.cold_table.text_search, terms, k, where, _HIT_COLUMNS)
-        by_words = worded.result()
-        by_meaning = near.result()
-        rows: dict[str, Row] = {}
-        words: dict[str, float] = {}
-        for row, score in zip(_rows(by_words), by_words["_score"].to_pylist(), strict=True):
-            rows[row.record.id] = row
-            words[row.record.id] = float(score)
-        for row in _rows(by_meaning):
-            rows.setdefault(row.record.id, row)
-        return ColdHits(list(rows.values()), [words.get(rid, 0.0) for rid in rows])
+        if not self._cold_seen:
+            return PendingCold(None, None)
+        table = self.cold_table
+        return PendingCold(
+            self._searches.submit(table.vector_search, vectors[0], k, where, _HIT_COLUMNS),
+            self._searches.submit(table.text_search, terms, k, where, _HIT_COLUMNS),
+        )
+
+    def search_cold(self, vectors: np.ndarray, terms: str, k: int, where: str | None) -> ColdHits:
+        """The cold records nearest the query by meaning and best by words."""
+        return self.start_cold_search(vectors, terms, k, where).result()
 
     def cold_rows(self, ids: Sequence[str]) -> list[Row]:
         return _rows(self.cold_table.get(list(ids), _HIT_COLUMNS)) if ids else []
