@@ -6,10 +6,11 @@ recalled a moment before is counted as used, and a value it just set is not idle
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from datetime import datetime
 
-from tiers.errors import InvalidInput, NotFound
+from tiers.errors import InvalidInput, NotFound, StorageError
 from tiers.ledger import Move
 from tiers.outcomes import Forgotten, Promoted, SweepReport
 from tiers.parts import Parts
@@ -17,6 +18,8 @@ from tiers.profile import Edit, ProfileEditor
 from tiers.records import Kind, Record, Tier
 from tiers.rules import Plan, plan_sweep, record_heat
 from tiers.store import check_id
+
+log = logging.getLogger(__name__)
 
 
 class Moves:
@@ -126,6 +129,13 @@ class Moves:
             plan = self.plan(now)
             if not dry_run:
                 self._apply(plan, now)
+        if not dry_run and any(m.src is not Tier.HOT for m in plan.moves):
+            # Outside the write lock: folding a sweep's rows into the cold indexes must not hold up remember.
+            # It is upkeep: if another process's write wins a conflict, the next sweep compacts instead.
+            try:
+                self.parts.store.compact()
+            except StorageError as exc:
+                log.warning("compaction after the sweep deferred: %s", exc)
         return SweepReport(now, dry_run, plan.moves, plan.hot_candidates)
 
     def _apply(self, plan: Plan, now: datetime) -> None:
@@ -135,7 +145,6 @@ class Moves:
             parts.store.move(
                 [Move(now, m.rid, m.src.value, m.dst.value, m.rule, heat=round(m.heat, 4)) for m in record_moves]
             )
-            parts.store.compact()
         idle = {m.key: round(m.heat, 4) for m in plan.moves if m.src is Tier.HOT and m.key}
         if idle:
             with parts.hot.editing() as entries:

@@ -216,17 +216,19 @@ class Table:
         """Merge small files, fold new rows into the indexes, create those now due, drop every older version.
 
         `scrub` (after a forget) also rewrites every file that held a deleted row and rebuilds the
-        full-text index, so no file keeps a word of it. Dropping old versions is safe only because
-        every reader holds the read lock shared and this holds it exclusive.
+        full-text index, so no file keeps a word of it. The work itself runs beside readers, who keep
+        reading the version they opened; only dropping the old versions waits for them to finish,
+        holding the read lock exclusive while every reader holds it shared.
         """
+        rows = self._table.count_rows()
+        if scrub:
+            self._table.to_lance().optimize.compact_files(  # pylance: optimize() keeps lightly deleted files
+                target_rows_per_fragment=ROWS_PER_FILE, materialize_deletions_threshold=0.0
+            )
+        self._ensure_indexes(rows, rebuild_text=scrub)
+        self._table.optimize()
         with shared_lock(self.read_lock, exclusive=True), warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*cleanup_older_than.*", category=UserWarning)
-            rows = self._table.count_rows()
-            if scrub:
-                self._table.to_lance().optimize.compact_files(  # pylance: optimize() keeps lightly deleted files
-                    target_rows_per_fragment=ROWS_PER_FILE, materialize_deletions_threshold=0.0
-                )
-            self._ensure_indexes(rows, rebuild_text=scrub)
             self._table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
 
     def _ensure_indexes(self, rows: int, rebuild_text: bool) -> None:
