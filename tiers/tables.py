@@ -175,8 +175,6 @@ class Table:
             query = self._table.search(vector.astype(np.float32), vector_column_name="vector").distance_type("cosine")
             if where:
                 query = query.where(where, prefilter=True)
-            if self._has_index("vector"):
-                query = query.ef(max(4 * k, 100))  # type: ignore[attr-defined]
             return query.select([*columns, "_distance"]).limit(k).to_arrow()
 
     @_mapped("searching")
