@@ -72,7 +72,9 @@ GARDEN = [
 ]
 
 
-def test_rows_added_come_back_by_id_updated_in_place_and_gone_once_deleted(tmp_path: Path, embedder: FastEmbedder) -> None:
+def test_rows_added_come_back_by_id_updated_in_place_and_gone_once_deleted(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
     table = open_table(tmp_path)
     table.add(rows(embedder, GARDEN))
 
