@@ -187,6 +187,21 @@ def test_scrubbing_after_a_delete_leaves_no_file_of_the_table_holding_the_delete
     assert table.text_search("quagmirezebra", 5, None, ["content"]).num_rows == 0
 
 
+def test_scrubbing_after_deleting_the_last_row_leaves_no_index_file_holding_its_text(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    table = open_table(tmp_path)
+    table.add(rows(embedder, ["the Quagmirezebra lives alone"]))
+    table.compact()
+    table.delete([rid(0)])
+
+    table.compact(scrub=True)
+
+    assert files_containing(tmp_path / "lance", "quagmirezebra") == []
+    assert table.count() == 0
+    assert table.text_search("quagmirezebra", 5, None, ["content"]).num_rows == 0
+
+
 def test_lancedb_errors_come_back_as_storage_errors_that_name_the_table(tmp_path: Path, embedder: FastEmbedder) -> None:
     table = open_table(tmp_path)
     table.add(rows(embedder, GARDEN))
