@@ -274,6 +274,10 @@ class Table:
     def versions(self) -> int:
         return len(self._table.list_versions())
 
+    def version(self) -> int:
+        """The current version: it changes with every write, compaction included."""
+        return int(self._table.version)
+
 
 def connect(uri: str, storage_options: dict[str, str] | None = None) -> Any:
     """A LanceDB connection that sees every other process's writes on each read."""
