@@ -267,7 +267,7 @@ def test_store_json_is_replaced_whole_so_a_concurrent_reader_never_sees_part_of_
 
     def writer() -> None:
         writing.set()
-        for _ in range(150):
+        for _ in range(40):
             write_meta(path, big)
             write_meta(path, {"model": "m", "dim": 1, "schema": 2})
 
