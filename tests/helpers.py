@@ -53,3 +53,13 @@ async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
     assert not result.is_error, text(result)
     assert result.structured_content is not None
     return result.structured_content
+
+
+def files_containing(folder: Path, word: str) -> list[str]:
+    """Every file under `folder` whose bytes hold `word` (case folded), as paths relative to it."""
+    needle = word.lower().encode()
+    return sorted(
+        str(path.relative_to(folder))
+        for path in folder.rglob("*")
+        if path.is_file() and needle in path.read_bytes().lower()
+    )

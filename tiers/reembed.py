@@ -1,7 +1,8 @@
 """Re-embedding: switch a store to another model without losing a record, its id, tier or history.
 
 The new vectors go into new tables beside the old ones, in batches, so an interrupted run resumes
-where it stopped; `store.json` then names the new tables and model in one atomic write. It refuses
+where it stopped (or starts over, if the store was written since); `store.json` then names the new
+tables and model in one atomic write. It refuses
 to run while a server has the namespace open, so no process can add vectors of the old model.
 """
 
@@ -38,19 +39,37 @@ def reembed(
     with serving_lock(folder, exclusive=True), file_lock(folder / "write.lock"):
         meta = read_meta(meta_path)
         names = meta.get("tables", {"warm": "warm", "cold": "cold"})
-        generation = int(meta.get("generation", 1)) + 1
-        job = meta.get("reembedding")
-        if job and (job["model"], job["dim"]) != (embedder.name, embedder.dim):
-            generation = int(job["generation"]) + 1  # an unfinished run for another model: start over beside it
-        meta["reembedding"] = {"model": embedder.name, "dim": embedder.dim, "generation": generation}
-        write_meta(meta_path, meta)
         local_uri = str(folder / "lance")
         local = connect(local_uri)
         cold_db = connect(cold_uri, storage_options) if cold_uri else local
         read_lock = folder / "read.lock"
+        places = ((Tier.WARM, local, local_uri), (Tier.COLD, cold_db, cold_uri or local_uri))
+        olds = {
+            tier: Table(db, names[tier.value], int(meta["dim"]), uri, read_lock, text_index=False, vector_index=False)
+            for tier, db, uri in places
+        }
+        versions = {tier.value: old.version() for tier, old in olds.items()}
+        generation = int(meta.get("generation", 1)) + 1
+        job = meta.get("reembedding")
+        if job:
+            generation = int(job["generation"])
+            if (job["model"], job["dim"], job.get("versions")) != (embedder.name, embedder.dim, versions):
+                # An unfinished run for another model, or the store was written since it stopped (rows added,
+                # moved, changed or forgotten): its copies are stale. Drop them and start over beside them.
+                for tier, db, _ in places:
+                    if f"{tier.value}_{generation}" in db.list_tables().tables:
+                        db.drop_table(f"{tier.value}_{generation}")
+                generation += 1
+        meta["reembedding"] = {
+            "model": embedder.name,
+            "dim": embedder.dim,
+            "generation": generation,
+            "versions": versions,
+        }
+        write_meta(meta_path, meta)
         tables = {}
-        for tier, db, uri in ((Tier.WARM, local, local_uri), (Tier.COLD, cold_db, cold_uri or local_uri)):
-            old = Table(db, names[tier.value], int(meta["dim"]), uri, read_lock, text_index=False, vector_index=False)
+        for tier, db, uri in places:
+            old = olds[tier]
             cold = tier is Tier.COLD
             name = f"{tier.value}_{generation}"
             new = Table(db, name, embedder.dim, uri, read_lock, text_index=cold, vector_index=cold)

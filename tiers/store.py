@@ -378,6 +378,10 @@ class Store:
         if record.tier is Tier.WARM:
             self._changed([record.id], lambda index: index.remove([record.id]))
         table.compact(scrub=True)
+        # A move deletes the row where it was, which only marks it: that table's files still hold its text.
+        other = Tier.COLD if record.tier is Tier.WARM else Tier.WARM
+        if any(other.value in (m.src, m.dst) for m in self.ledger.moves(record.id, limit=1_000_000)):
+            self.table(other).compact(scrub=True)
 
     def after_write(self, before: int, after: int) -> None:
         """Compact warm each time the row counter (shared by every process) passes a multiple of `compact_every`."""

@@ -156,18 +156,21 @@ class Table:
                     found.setdefault(digest, rid)
         return found
 
-    @_mapped("reading")
     def scan(
         self, columns: Sequence[str] | None = None, where: str | None = None, batch: int = 10_000
     ) -> Iterator[pa.RecordBatch]:
         """Every row (or those matching `where`), in batches: never the whole table in memory at once."""
-        with self._reading():
-            query = self._table.search()
-            if columns:
-                query = query.select(list(columns))
-            if where:
-                query = query.where(where)
-            yield from query.limit(None).to_batches(batch)
+        # Not @_mapped: a generator's errors are raised while it is iterated, after a decorator returned.
+        try:
+            with self._reading():
+                query = self._table.search()
+                if columns:
+                    query = query.select(list(columns))
+                if where:
+                    query = query.where(where)
+                yield from query.limit(None).to_batches(batch)
+        except (OSError, RuntimeError, ValueError) as exc:
+            raise StorageError(f"reading the {self.name} table in {self.where} failed: {_first_line(exc)}") from exc
 
     @_mapped("searching")
     def vector_search(self, vector: np.ndarray, k: int, where: str | None, columns: Sequence[str]) -> pa.Table:
@@ -274,6 +277,10 @@ class Table:
 
     def versions(self) -> int:
         return len(self._table.list_versions())
+
+    def version(self) -> int:
+        """The current version: it changes with every write, compaction included."""
+        return int(self._table.version)
 
 
 def connect(uri: str, storage_options: dict[str, str] | None = None) -> Any:

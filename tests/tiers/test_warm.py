@@ -1,0 +1,233 @@
+"""The warm tier in memory, kept row by row: positions, hashes, BM25, episode links, masks, repacking.
+
+Pure logic, so the rows are made by hand with small random vectors.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import replace
+from datetime import timedelta
+
+import numpy as np
+import pytest
+
+from tests.helpers import T0
+from tiers.records import Kind, Record, Tier
+from tiers.terms import length
+from tiers.warm import BM25_B, BM25_K1, Row, Scope, WarmIndex
+
+DIM = 8
+RNG = np.random.default_rng(7)
+
+
+def row(
+    n: int,
+    terms: str,
+    *,
+    source: str | None = None,
+    minute: int = 0,
+    day: int = 0,
+    tags: tuple[str, ...] = (),
+    kind: Kind = Kind.NOTE,
+    protected: bool = False,
+) -> Row:
+    vector = RNG.normal(size=DIM).astype(np.float32)
+    record = Record(
+        id=f"{n:012x}",
+        content=terms,
+        tier=Tier.WARM,
+        kind=kind,
+        protected=protected,
+        occurred_at=T0 + timedelta(days=day),
+        created_at=T0 + timedelta(minutes=minute),
+        tags=tags,
+        source=source,
+    )
+    return Row(record, f"hash{n}", terms, vector / np.linalg.norm(vector))
+
+
+def rid(n: int) -> str:
+    return f"{n:012x}"
+
+
+def by_id(index: WarmIndex, scores: np.ndarray) -> dict[str, float]:
+    return {row.record.id: float(scores[p]) for p, row in enumerate(index.rows) if row is not None}
+
+
+def reference_bm25(docs: dict[str, str], query: list[str]) -> dict[str, float]:
+    """BM25 as written in the textbook, over the live documents only."""
+    lengths = {d: length(t.split()) for d, t in docs.items()}
+    average = sum(lengths.values()) / len(docs)
+    out = {}
+    for doc, terms in docs.items():
+        counts = Counter(terms.split())
+        score = 0.0
+        for term in dict.fromkeys(query):
+            having = sum(1 for t in docs.values() if term in t.split())
+            if not counts[term]:
+                continue
+            idf = math.log(1 + (len(docs) - having + 0.5) / (having + 0.5))
+            tf = counts[term]
+            score += idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * lengths[doc] / average))
+        out[doc] = score
+    return out
+
+
+TEXTS = {
+    1: "tomato greenhous water morn",
+    2: "sister ingrid live trondheim",
+    3: "invoic roof repair due march invoic",
+    4: "cat refus eat cheap kibbl",
+    5: "tomato seed order",
+}
+
+
+def filled() -> WarmIndex:
+    index = WarmIndex(DIM)
+    index.put(row(n, t) for n, t in TEXTS.items())
+    return index
+
+
+def test_put_gives_each_row_the_next_position_and_finds_it_by_id_and_by_hash() -> None:
+    index = filled()
+
+    assert [index.positions[rid(n)] for n in TEXTS] == [0, 1, 2, 3, 4]
+    assert (index.size, index.live) == (5, 5)
+    assert index.by_hash["hash3"] == rid(3)
+    got = index.get(rid(3))
+    assert got is not None and got.record.content == TEXTS[3]
+    assert index.get(rid(99)) is None
+
+
+def test_bm25_scores_match_the_textbook_formula_over_the_live_rows() -> None:
+    index = filled()
+    query = ["tomato", "invoic", "trondheim", "nowher"]
+
+    assert by_id(index, index.bm25(query)) == pytest.approx(
+        reference_bm25({rid(n): t for n, t in TEXTS.items()}, query)
+    )
+
+
+def test_removed_rows_never_score_nor_pass_a_mask_and_the_rest_score_as_if_they_never_were() -> None:
+    index = filled()
+
+    index.remove([rid(1), rid(99)])
+
+    position = 0
+    assert not index.alive[position]
+    assert index.bm25(["tomato", "greenhous"])[position] == 0
+    assert not index.mask(Scope())[position]
+    assert rid(1) not in index.positions and "hash1" not in index.by_hash
+    assert index.live == 4
+    rest = {rid(n): t for n, t in TEXTS.items() if n != 1}
+    assert by_id(index, index.bm25(["tomato", "greenhous"])) == pytest.approx(
+        reference_bm25(rest, ["tomato", "greenhous"])
+    )
+
+
+def test_putting_a_row_again_replaces_it_so_its_old_terms_no_longer_score() -> None:
+    index = filled()
+
+    index.put([replace(row(4, "dog love expens kibbl"), hash="hash4b")])
+
+    assert index.live == 5
+    assert index.by_hash.get("hash4") is None and index.by_hash["hash4b"] == rid(4)
+    scores = by_id(index, index.bm25(["cat", "dog"]))
+    assert scores[rid(4)] > 0
+    assert by_id(index, index.bm25(["cat"]))[rid(4)] == 0
+
+
+def test_replace_record_changes_fields_but_keeps_position_hash_terms_vector_and_links() -> None:
+    index = WarmIndex(DIM)
+    first, middle, last = (row(n, f"word{n}", source="chat", minute=n) for n in (1, 2, 3))
+    index.put([first, middle, last])
+    before = index.bm25(["word2"]).copy()
+
+    health = replace(middle.record, kind=Kind.HEALTH, protected=True, tags=("med",))
+    index.replace_record(health)
+
+    position = index.positions[rid(2)]
+    stored = index.rows[position]
+    assert stored is not None
+    assert position == 1 and stored.record == health
+    assert (stored.hash, stored.terms) == (middle.hash, middle.terms)
+    assert np.array_equal(stored.vector, middle.vector)
+    assert (index.durable[position], index.kind[position]) == (True, "health")
+    assert np.array_equal(index.bm25(["word2"]), before)
+    assert index.neighbours(rid(2), 2) == ((rid(1),), (rid(3),))
+    index.replace_record(replace(health, superseded_by="profile:x"))
+    assert not index.durable[position]
+
+
+def test_episode_links_follow_the_order_rows_were_stored_in_and_heal_when_one_is_removed() -> None:
+    index = WarmIndex(DIM)
+    episode = [row(n, f"word{n}", source="chat", minute=n) for n in (1, 2, 3, 4)]
+    elsewhere = row(9, "word9", source="mail", minute=2)
+    index.put([episode[2], elsewhere, episode[0], episode[3], episode[1]])
+
+    assert index.neighbours(rid(3), 2) == ((rid(2), rid(1)), (rid(4),))
+    assert index.neighbours(rid(9), 2) == ((), ())
+
+    index.remove([rid(2)])
+    assert index.neighbours(rid(3), 2) == ((rid(1),), (rid(4),))
+    assert index.neighbours(rid(1), 2) == ((), (rid(3), rid(4)))
+
+    index.put([row(5, "word5", source="chat", minute=2)])  # stored between 1 and 3
+    assert index.neighbours(rid(5), 1) == ((rid(1),), (rid(3),))
+
+
+def test_repacking_after_many_removals_keeps_every_score_and_link_as_a_fresh_index_of_the_rest_has() -> None:
+    vocabulary = [f"t{i}" for i in range(40)]
+    rows = [
+        row(n, " ".join(RNG.choice(vocabulary, size=6)), source=f"s{n % 7}", minute=n, tags=(f"g{n % 3}",))
+        for n in range(1_500)
+    ]
+    index = WarmIndex(DIM)
+    index.put(rows)
+    gone = {r.record.id for r in rows[::3]} | {r.record.id for r in rows[1::3][:300]}
+
+    for start in range(0, 1_500, 100):  # removed in several calls, as forgets and moves come
+        index.remove([r.record.id for r in rows[start : start + 100] if r.record.id in gone])
+
+    kept = [r for r in rows if r.record.id not in gone]
+    fresh = WarmIndex(DIM)
+    fresh.put(kept)
+    assert index.size < 1_500  # the positions of removed rows were dropped
+    assert index.live == fresh.live == len(kept)
+    query = RNG.normal(size=DIM).astype(np.float32)
+    terms = ["t1", "t7", "t30", "t39"]
+    assert by_id(index, index.bm25(terms)) == pytest.approx(by_id(fresh, fresh.bm25(terms)))
+    assert by_id(index, index.cosine(query)) == pytest.approx(by_id(fresh, fresh.cosine(query)))
+    scope = Scope(tags=("g1",))
+    assert by_id(index, index.mask(scope)) == by_id(fresh, fresh.mask(scope))
+    for r in kept[::50]:
+        assert index.neighbours(r.record.id, 2) == fresh.neighbours(r.record.id, 2)
+
+
+def test_the_mask_keeps_rows_with_any_asked_tag_and_within_since_and_until() -> None:
+    index = WarmIndex(DIM)
+    index.put(
+        [
+            row(1, "a", day=0, tags=("work",)),
+            row(2, "b", day=5, tags=("home", "garden")),
+            row(3, "c", day=10, tags=("garden",)),
+            row(4, "d", day=15),
+        ]
+    )
+
+    def kept(scope: Scope) -> set[str]:
+        mask = index.mask(scope)
+        return {index.record(p).id for p in np.flatnonzero(mask)}
+
+    def micros(day: int) -> int:
+        return int((T0 + timedelta(days=day)).timestamp() * 1_000_000)
+
+    assert kept(Scope()) == {rid(1), rid(2), rid(3), rid(4)}
+    assert kept(Scope(tags=("garden", "work"))) == {rid(1), rid(2), rid(3)}
+    assert kept(Scope(since_us=micros(5))) == {rid(2), rid(3), rid(4)}
+    assert kept(Scope(until_us=micros(10))) == {rid(1), rid(2), rid(3)}
+    assert kept(Scope(tags=("garden",), since_us=micros(6), until_us=micros(15))) == {rid(3)}
+    index.remove([rid(3)])
+    assert kept(Scope(tags=("garden",))) == {rid(2)}
