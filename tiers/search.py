@@ -19,7 +19,7 @@ from tiers.hot import Entry
 from tiers.parts import Parts
 from tiers.records import Record, Tier
 from tiers.rules import hot_rid
-from tiers.store import ColdHits, PendingCold, where_clause
+from tiers.store import Candidate, PendingCold, where_clause
 from tiers.terms import words
 from tiers.timeparse import as_utc
 from tiers.warm import Row, Scope, WarmIndex
@@ -103,16 +103,24 @@ class Search:
         )
         with store.warm() as index:
             warm = _WarmPart(index, query, Tier.WARM in query.tiers)
-            hits = cold.result() if cold is not None else ColdHits([], [])
             pool = _PoolBuilder(warm, index, query)
-            pool.add_cold(hits.rows, hits.words)
+            pool.add_candidates(cold.result() if cold is not None else [])
             found = ranking.rank(pool.build(), query.text, settings, limit, query.default, kinds)
+            # One read of the cold records that rank, with the neighbours they lend to: the rest stay unread.
             missing = pool.missing_neighbours([i for i, _, _ in found], settings.reach)
-            if missing:
-                lent = store.cold_rows(missing)  # fewer than asked when a neighbour was forgotten
-                pool.add_cold(lent, [0.0] * len(lent))
-                found = ranking.rank(pool.build(), query.text, settings, limit, query.default, kinds)
-            return [ranking.Ranked(pool.record(i), score, similarity) for i, score, similarity in found]
+            wanted = pool.unread([i for i, _, _ in found]) + missing
+            if wanted:
+                pool.add_rows(store.cold_rows(wanted))  # fewer than asked when one was forgotten meanwhile
+                if missing:
+                    found = ranking.rank(pool.build(), query.text, settings, limit, query.default, kinds)
+                    late = pool.unread([i for i, _, _ in found])
+                    if late:
+                        pool.add_rows(store.cold_rows(late))
+            return [
+                ranking.Ranked(pool.record(i), score, similarity)
+                for i, score, similarity in found
+                if pool.readable(i)
+            ]
 
     def _matching_profile(self, query: str, vector: np.ndarray) -> dict[str, Entry]:
         entries = self.parts.hot.entries()
@@ -147,49 +155,53 @@ class _WarmPart:
 
 
 class _PoolBuilder:
-    """Warm rows by their index position, then cold rows after them, as ranking arrays."""
+    """Warm rows by their index position, then cold candidates after them, as ranking arrays."""
 
     def __init__(self, warm: _WarmPart, index: WarmIndex, query: Query) -> None:
         self.warm = warm
         self.index = index
         self.query = query
-        self.cold: list[Row] = []
-        self.cold_words: list[float] = []
+        self.cold: list[Candidate] = []
         self.position: dict[str, int] = {}
+        self.records: dict[str, Record] = {}
 
-    def add_cold(self, rows: Sequence[Row], scores: Sequence[float]) -> None:
-        for row, score in zip(rows, scores, strict=True):
-            rid = row.record.id
+    def add_candidates(self, candidates: Sequence[Candidate]) -> None:
+        for candidate in candidates:
+            rid = candidate.id
             if rid in self.position or rid in self.index.positions:
                 continue
             self.position[rid] = self.warm.size + len(self.cold)
-            self.cold.append(row)
-            self.cold_words.append(score)
+            self.cold.append(candidate)
+
+    def add_rows(self, rows: Sequence[Row]) -> None:
+        """Cold records read in full: their records, and those not yet in the pool join it, scored exactly."""
+        new = []
+        for row in rows:
+            record = row.record
+            self.records[record.id] = record
+            if record.id not in self.position and record.id not in self.index.positions:
+                cosine = float((np.atleast_2d(self.query.vectors) @ row.vector).max())
+                durable = record.protected and not record.superseded_by
+                new.append(Candidate(record.id, record.kind.value, durable, row.before, row.after, cosine, 0.0))
+        self.add_candidates(new)
 
     def build(self) -> ranking.Pool:
         size = self.warm.size
         index = self.index
         n = len(self.cold)
-        if n:
-            vectors = np.stack([row.vector for row in self.cold])
-            cold_cosine = (vectors @ np.atleast_2d(self.query.vectors).T).max(axis=1)
-        else:
-            cold_cosine = np.zeros(0, dtype=np.float32)
         prev = np.concatenate([index.prev[:size], np.full(n, -1, dtype=np.int64)])
         nxt = np.concatenate([index.next[:size], np.full(n, -1, dtype=np.int64)])
-        for offset, row in enumerate(self.cold):
+        for offset, candidate in enumerate(self.cold):
             at = size + offset
-            prev[at] = self._at(row.before)
-            nxt[at] = self._at(row.after)
+            prev[at] = self._at(candidate.before)
+            nxt[at] = self._at(candidate.after)
         return ranking.Pool(
-            cosine=np.concatenate([self.warm.cosine, cold_cosine.astype(np.float32)]),
-            words=np.concatenate([self.warm.words, np.asarray(self.cold_words, dtype=np.float32)]),
+            cosine=np.concatenate([self.warm.cosine, np.asarray([c.cosine for c in self.cold], np.float32)]),
+            words=np.concatenate([self.warm.words, np.asarray([c.words for c in self.cold], np.float32)]),
             mask=np.concatenate([self.warm.mask, np.ones(n, dtype=bool)]),
             cold=np.concatenate([np.zeros(size, dtype=bool), np.ones(n, dtype=bool)]),
-            durable=np.concatenate(
-                [index.durable[:size], [r.record.protected and not r.record.superseded_by for r in self.cold]]
-            ).astype(bool),
-            kind=np.concatenate([index.kind[:size], np.asarray([r.record.kind.value for r in self.cold], "<U12")]),
+            durable=np.concatenate([index.durable[:size], np.asarray([c.durable for c in self.cold], bool)]),
+            kind=np.concatenate([index.kind[:size], np.asarray([c.kind for c in self.cold], "<U12")]),
             prev=prev,
             next=nxt,
         )
@@ -210,16 +222,24 @@ class _PoolBuilder:
         for position in best:
             if position < self.warm.size:
                 continue
-            row = self.cold[position - self.warm.size]
-            for rid in (*row.before[:reach], *row.after[:reach]):
+            candidate = self.cold[position - self.warm.size]
+            for rid in (*candidate.before[:reach], *candidate.after[:reach]):
                 if rid not in self.position and rid not in self.index.positions and rid not in out:
                     out.append(rid)
         return out
 
+    def unread(self, positions: Sequence[int]) -> list[str]:
+        """Ids of the cold rows among `positions` whose full record has not been read."""
+        ids = [self.cold[p - self.warm.size].id for p in positions if p >= self.warm.size]
+        return [rid for rid in ids if rid not in self.records]
+
+    def readable(self, position: int) -> bool:
+        return position < self.warm.size or self.cold[position - self.warm.size].id in self.records
+
     def record(self, position: int) -> Record:
         if position < self.warm.size:
             return self.index.record(position)
-        return self.cold[position - self.warm.size].record
+        return self.records[self.cold[position - self.warm.size].id]
 
 
 def _micros(value: datetime | None) -> int | None:

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -39,37 +39,57 @@ SCHEMA_VERSION = 2
 _ROW_COLUMNS = [*RECORD_COLUMNS, "hash", "terms", "vector"]
 _HIT_COLUMNS = [*RECORD_COLUMNS, "hash", "vector"]
 
-__all__ = ["ColdHits", "Store", "check_id"]
+__all__ = ["Candidate", "PendingCold", "Store", "check_id"]
 
 
-class ColdHits:
-    """What a search of the cold tier found: rows, and the BM25 score of each (0 if found by meaning only)."""
+@dataclass(frozen=True)
+class Candidate:
+    """A cold record a search found, with only what ranking needs; its full record is read if it ranks."""
 
-    def __init__(self, rows: list[Row], words: list[float]) -> None:
-        self.rows = rows
-        self.words = words
+    id: str
+    kind: str
+    durable: bool
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+    cosine: float  # by the vector index (exact below VECTOR_INDEX_AT); 0 when found by words only
+    words: float  # BM25 over the stored terms; 0 when found by meaning only
+
+
+_CANDIDATE_COLUMNS = ["id", "kind", "protected", "superseded_by", "before", "after"]
 
 
 class PendingCold:
-    """A cold search under way: its two searches, merged into one list of hits when asked for."""
+    """A cold search under way: its two searches, merged into one list of candidates when asked for."""
 
     def __init__(self, by_meaning: Future[pa.Table] | None, by_words: Future[pa.Table] | None) -> None:
         self._by_meaning = by_meaning
         self._by_words = by_words
 
-    def result(self) -> ColdHits:
+    def result(self) -> list[Candidate]:
         if self._by_meaning is None or self._by_words is None:
-            return ColdHits([], [])
-        by_words = self._by_words.result()
-        by_meaning = self._by_meaning.result()
-        rows: dict[str, Row] = {}
-        words: dict[str, float] = {}
-        for row, score in zip(_rows(by_words), by_words["_score"].to_pylist(), strict=True):
-            rows[row.record.id] = row
-            words[row.record.id] = float(score)
-        for row in _rows(by_meaning):
-            rows.setdefault(row.record.id, row)
-        return ColdHits(list(rows.values()), [words.get(rid, 0.0) for rid in rows])
+            return []
+        words = _scores(self._by_words.result(), "_score", lambda v: v)
+        meaning = self._by_meaning.result()
+        cosine = _scores(meaning, "_distance", lambda v: 1.0 - v)
+        out: dict[str, Candidate] = {}
+        for table in (meaning, self._by_words.result()):
+            for row in table.select(_CANDIDATE_COLUMNS).to_pylist():
+                rid = row["id"]
+                if rid not in out:
+                    out[rid] = Candidate(
+                        rid,
+                        row["kind"],
+                        bool(row["protected"]) and not row["superseded_by"],
+                        tuple(row["before"] or ()),
+                        tuple(row["after"] or ()),
+                        cosine.get(rid, 0.0),
+                        words.get(rid, 0.0),
+                    )
+        return list(out.values())
+
+
+def _scores(table: pa.Table, column: str, convert: Any) -> dict[str, float]:
+    return {rid: float(convert(v)) for rid, v in zip(table["id"].to_pylist(), table[column].to_pylist(), strict=True)}
 
 
 class Store:
@@ -269,11 +289,11 @@ class Store:
             return PendingCold(None, None)
         table = self.cold_table
         return PendingCold(
-            self._searches.submit(table.vector_search, vectors[0], k, where, _HIT_COLUMNS),
-            self._searches.submit(table.text_search, terms, k, where, _HIT_COLUMNS),
+            self._searches.submit(table.vector_search, vectors[0], k, where, _CANDIDATE_COLUMNS),
+            self._searches.submit(table.text_search, terms, k, where, _CANDIDATE_COLUMNS),
         )
 
-    def search_cold(self, vectors: np.ndarray, terms: str, k: int, where: str | None) -> ColdHits:
+    def search_cold(self, vectors: np.ndarray, terms: str, k: int, where: str | None) -> list[Candidate]:
         """The cold records nearest the query by meaning and best by words."""
         return self.start_cold_search(vectors, terms, k, where).result()
 

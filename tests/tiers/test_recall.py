@@ -58,7 +58,7 @@ def _pool(rows: list[Row], query: Query) -> Pool:
     index = _index([r for r in rows if r.record.tier is Tier.WARM])
     builder = _PoolBuilder(_WarmPart(index, query, True), index, query)
     cold = [r for r in rows if r.record.tier is Tier.COLD]
-    builder.add_cold(cold, [0.0] * len(cold))
+    builder.add_rows(cold)
     return builder.build()
 
 
