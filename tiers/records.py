@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -12,7 +13,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tiers.errors import InvalidInput
-from tiers.timeparse import parse_duration, parse_time
+from tiers.timeparse import as_utc, parse_duration, parse_time
 
 MAX_CONTENT_CHARS = 8_000
 MAX_BATCH = 1_000
@@ -133,6 +134,25 @@ class Record:
     forget_after: datetime | None = None
     superseded_by: str | None = None
     superseded_at: datetime | None = None
+
+
+def record_from_dict(row: dict[str, Any]) -> Record:
+    """A record from a stored row (the tier tables' columns, as Python values)."""
+    return Record(
+        id=row["id"],
+        content=row["content"],
+        tier=Tier(row["tier"]),
+        kind=Kind(row["kind"]),
+        protected=bool(row["protected"]),
+        occurred_at=as_utc(row["occurred_at"]),
+        created_at=as_utc(row["created_at"]),
+        tags=tuple(row["tags"] or ()),
+        metadata=json.loads(row["metadata"] or "{}"),
+        source=row["source"],
+        forget_after=as_utc(row["forget_after"]) if row["forget_after"] else None,
+        superseded_by=row["superseded_by"],
+        superseded_at=as_utc(row["superseded_at"]) if row["superseded_at"] else None,
+    )
 
 
 _SPACE = re.compile(r"\s+")

@@ -27,11 +27,11 @@ import pyarrow.compute
 
 from tiers.errors import CorruptFile, ModelMismatch
 from tiers.ledger import Ledger, Move
-from tiers.records import Kind, Record, Tier
+from tiers.records import Record, Tier
 from tiers.tables import RECORD_COLUMNS, Table, check_id, connect, quote, schema
 from tiers.terms import document_terms
 from tiers.timeparse import as_utc
-from tiers.warm import Row, WarmIndex
+from tiers.warm import Row, WarmIndex, rows_of
 
 log = logging.getLogger(__name__)
 
@@ -216,7 +216,7 @@ class Store:
                 self._load()
             elif changed:
                 assert self._index is not None
-                rows = _rows(self.warm_table.get(sorted(changed), _ROW_COLUMNS))
+                rows = rows_of(self.warm_table.get(sorted(changed), _ROW_COLUMNS))
                 self._index.remove(changed)
                 self._index.put(rows)
                 self._seen = newest
@@ -228,8 +228,9 @@ class Store:
     def _load(self) -> None:
         seen = self.ledger.last_change()  # read first: a change made during the load is applied after it
         index = WarmIndex(self.dim)
-        for batch in self.warm_table.scan(_ROW_COLUMNS):
-            index.put(_rows(pa.Table.from_batches([batch])))
+        batches = list(self.warm_table.scan(_ROW_COLUMNS))
+        if batches:
+            index.load(pa.Table.from_batches(batches))
         self._index, self._seen = index, seen
 
     def _changed(self, rids: Sequence[str], apply: Any) -> None:
@@ -255,7 +256,7 @@ class Store:
                     out[rid] = row.record
         rest = [rid for rid in dict.fromkeys(ids) if rid not in out]
         if rest:
-            for row in _rows(self.cold_table.get(rest, _HIT_COLUMNS)):
+            for row in rows_of(self.cold_table.get(rest, _HIT_COLUMNS)):
                 out[row.record.id] = row.record
         return out
 
@@ -298,15 +299,14 @@ class Store:
         return self.start_cold_search(vectors, terms, k, where).result()
 
     def cold_rows(self, ids: Sequence[str]) -> list[Row]:
-        return _rows(self.cold_table.get(list(ids), _HIT_COLUMNS)) if ids else []
+        return rows_of(self.cold_table.get(list(ids), _HIT_COLUMNS)) if ids else []
 
     def lifecycle_rows(self, ids: Iterable[str] = ()) -> list[dict[str, Any]]:
         """What the tier rules read: every warm record, and those cold records named (the recalled ones)."""
         out = []
         with self.warm() as index:
-            for row in index.rows:
-                if row is not None:
-                    out.append(_lifecycle(row.record))
+            for row in index.live_rows():
+                out.append(_lifecycle(row.record))
             wanted = [rid for rid in dict.fromkeys(ids) if rid not in index.positions]
         for start in range(0, len(wanted), 5_000):
             for record in self.get(wanted[start : start + 5_000]).values():
@@ -373,7 +373,7 @@ class Store:
             self.table(dst).add(rows)
             self.table(src).delete(ids)
             if dst is Tier.WARM:
-                added = _rows(rows)
+                added = rows_of(rows)
                 self._changed(ids, lambda index, a=added: index.put(a))
             else:
                 self._changed(ids, lambda index, i=ids: index.remove(i))
@@ -482,49 +482,6 @@ def _table(rows: Sequence[Row], dim: int) -> pa.Table:
     arrays = [pa.array(columns[f.name], type=f.type) for f in full if f.name != "vector"]
     arrays.append(pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel(), pa.float32()), dim))
     return pa.Table.from_arrays(arrays, schema=full)
-
-
-def _rows(table: pa.Table) -> list[Row]:
-    if not table.num_rows:
-        return []
-    names = set(table.column_names)
-    vectors = table["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
-    vectors = np.asarray(vectors, dtype=np.float32).reshape(table.num_rows, -1)
-    terms = table["terms"].to_pylist() if "terms" in names else [""] * table.num_rows
-    hashes = table["hash"].to_pylist() if "hash" in names else [""] * table.num_rows
-    out = []
-    columns = {name: table[name].to_pylist() for name in RECORD_COLUMNS}
-    for i in range(table.num_rows):
-        row = {name: values[i] for name, values in columns.items()}
-        out.append(
-            Row(
-                record_from_dict(row),
-                hashes[i],
-                terms[i] or "",
-                vectors[i],
-                tuple(row["before"] or ()),
-                tuple(row["after"] or ()),
-            )
-        )
-    return out
-
-
-def record_from_dict(row: dict[str, Any]) -> Record:
-    return Record(
-        id=row["id"],
-        content=row["content"],
-        tier=Tier(row["tier"]),
-        kind=Kind(row["kind"]),
-        protected=bool(row["protected"]),
-        occurred_at=as_utc(row["occurred_at"]),
-        created_at=as_utc(row["created_at"]),
-        tags=tuple(row["tags"] or ()),
-        metadata=json.loads(row["metadata"] or "{}"),
-        source=row["source"],
-        forget_after=as_utc(row["forget_after"]) if row["forget_after"] else None,
-        superseded_by=row["superseded_by"],
-        superseded_at=as_utc(row["superseded_at"]) if row["superseded_at"] else None,
-    )
 
 
 def _stored_values(values: dict[str, Any]) -> dict[str, Any]:

@@ -48,7 +48,8 @@ _MONTH_ALONE = re.compile(rf"\b(?:in|of|during|since|last|this|early|late|mid-?)
 _YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
 _RELATIVE = {"yesterday": 1, "last night": 1, "last week": 7, "last weekend": 7, "last month": 30, "last year": 365}
 _RELATIVE_RE = re.compile(r"\b(" + "|".join(_RELATIVE) + r")\b", re.I)
-_DATE_TERM = re.compile(rf"^{MARK}(?:y|m|mo|d)\d")
+DATE_TERM_PATTERN = rf"^{MARK}(?:y|m|mo|d)\d"  # the date terms, which BM25's length leaves out
+_DATE_TERM = re.compile(DATE_TERM_PATTERN)
 
 
 def words(text: str) -> list[str]:

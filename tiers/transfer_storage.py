@@ -19,7 +19,7 @@ from tiers.hot import Entry
 from tiers.ledger import Move, Usage
 from tiers.locking import file_lock
 from tiers.memory import Memory
-from tiers.store import record_from_dict
+from tiers.records import record_from_dict
 from tiers.tables import RECORD_COLUMNS
 from tiers.terms import document_terms
 from tiers.warm import Row

@@ -2,21 +2,27 @@
 row by row as records are written, moved and forgotten, never rebuilt from the table.
 
 The warm tier is small by design (the timer sends what goes stale to cold), so it is searched
-exactly: numpy over its vectors and BM25 over its postings cost a millisecond or two.
+exactly: numpy over its vectors and BM25 over its postings cost a millisecond or two. When a process
+opens it, the whole tier is read once in bulk (`load`: Arrow and numpy, no Python per word); a
+record's full fields are made only when something asks for them.
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from tiers.records import Record
-from tiers.terms import length
+from tiers.records import Record, record_from_dict
+from tiers.tables import RECORD_COLUMNS
+from tiers.terms import DATE_TERM_PATTERN, length
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -47,6 +53,28 @@ def micros(record: Record) -> tuple[int, int]:
     return int(record.occurred_at.timestamp() * 1_000_000), int(record.created_at.timestamp() * 1_000_000)
 
 
+def rows_of(table: pa.Table) -> list[Row]:
+    """Rows of a tier table (any subset of its columns with the record columns and the vector)."""
+    if not table.num_rows:
+        return []
+    names = set(table.column_names)
+    vectors = _vectors(table)
+    terms = table["terms"].to_pylist() if "terms" in names else [""] * table.num_rows
+    hashes = table["hash"].to_pylist() if "hash" in names else [""] * table.num_rows
+    columns = {name: table[name].to_pylist() for name in RECORD_COLUMNS}
+    out = []
+    for i in range(table.num_rows):
+        row = {name: values[i] for name, values in columns.items()}
+        before, after = tuple(row["before"] or ()), tuple(row["after"] or ())
+        out.append(Row(record_from_dict(row), hashes[i], terms[i] or "", vectors[i], before, after))
+    return out
+
+
+def _vectors(table: pa.Table) -> np.ndarray:
+    flat = table["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
+    return np.asarray(flat, dtype=np.float32).reshape(table.num_rows, -1)
+
+
 class WarmIndex:
     """Vectors, postings and episode links of the warm records, addressed by position."""
 
@@ -55,10 +83,9 @@ class WarmIndex:
         self._reset()
 
     def _reset(self) -> None:
-        dim = self.dim
         self.size = 0  # positions used, live or not
         self.live = 0
-        self.vectors = np.zeros((0, dim), dtype=np.float32)
+        self.vectors = np.zeros((0, self.dim), dtype=np.float32)
         self.occurred_us = np.zeros(0, dtype=np.int64)
         self.created_us = np.zeros(0, dtype=np.int64)
         self.alive = np.zeros(0, dtype=bool)
@@ -67,13 +94,81 @@ class WarmIndex:
         self.lengths = np.zeros(0, dtype=np.float32)
         self.prev = np.zeros(0, dtype=np.int64)
         self.next = np.zeros(0, dtype=np.int64)
-        self.rows: list[Row | None] = []
         self.positions: dict[str, int] = {}
         self.by_hash: dict[str, str] = {}
+        self._ids: list[str | None] = []
+        self._hashes: list[str] = []
+        self._sources: list[str | None] = []
+        self._rows: dict[int, Row] = {}  # the rows made so far; the others are read from `_base` when asked
+        self._base: pa.Table | None = None
+        self._base_vocabulary: dict[str, int] = {}
+        self._base_offsets = np.zeros(1, dtype=np.int64)
+        self._base_rows = np.zeros(0, dtype=np.int64)
+        self._base_counts = np.zeros(0, dtype=np.float32)
         self._length_sum = 0.0
         self._postings: dict[str, tuple[list[int], list[int]]] = {}
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._episodes: dict[tuple[str | None, int], list[tuple[int, int]]] = {}
+
+    # the first read: every warm row at once
+
+    def load(self, table: pa.Table) -> None:
+        """Fill an empty index with every row of the warm table, in bulk."""
+        assert self.size == 0, "load fills an empty index"
+        n = table.num_rows
+        if not n:
+            return
+        table = table.combine_chunks()
+        self._grow(n)
+        self._base = table
+        self.vectors[:n] = _vectors(table)
+        self.occurred_us[:n] = table["occurred_at"].cast(pa.int64()).to_numpy(zero_copy_only=False)
+        self.created_us[:n] = table["created_at"].cast(pa.int64()).to_numpy(zero_copy_only=False)
+        self.alive[:n] = True
+        protected = table["protected"].to_numpy(zero_copy_only=False).astype(bool)
+        current = pc.is_null(table["superseded_by"]).to_numpy(zero_copy_only=False).astype(bool)
+        self.durable[:n] = protected & current
+        self.kind[:n] = np.asarray(table["kind"].to_pylist(), dtype="<U12")
+        self._ids = list(table["id"].to_pylist())
+        self._hashes = list(table["hash"].to_pylist())
+        self._sources = list(table["source"].to_pylist())
+        self.positions = {rid: i for i, rid in enumerate(self._ids) if rid is not None}
+        for rid, digest in zip(self._ids, self._hashes, strict=True):
+            self.by_hash.setdefault(digest, rid)  # type: ignore[arg-type]
+        self._load_postings(table["terms"], n)
+        self._load_episodes(n)
+        self.size = self.live = n
+
+    def _load_postings(self, terms: pa.ChunkedArray, n: int) -> None:
+        tokens_by_row = pc.split_pattern(terms.combine_chunks(), " ")
+        tokens = pc.list_flatten(tokens_by_row)
+        owner = pc.list_parent_indices(tokens_by_row).to_numpy(zero_copy_only=False).astype(np.int64)
+        date = pc.match_substring_regex(tokens, DATE_TERM_PATTERN).to_numpy(zero_copy_only=False).astype(bool)
+        counted = np.bincount(owner[~date], minlength=n).astype(np.float32)
+        self.lengths[:n] = np.maximum(counted, 1.0)
+        self._length_sum = float(self.lengths[:n].sum())
+        encoded = pc.dictionary_encode(tokens)
+        vocabulary = encoded.dictionary.to_pylist()
+        term = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        width = max(len(vocabulary), 1)
+        keys, counts = np.unique(owner * width + term, return_counts=True)
+        rows, terms_of = keys // width, keys % width
+        order = np.argsort(terms_of, kind="stable")
+        self._base_rows = rows[order]
+        self._base_counts = counts[order].astype(np.float32)
+        self._base_offsets = np.concatenate([[0], np.cumsum(np.bincount(terms_of, minlength=width))])
+        self._base_vocabulary = {t: i for i, t in enumerate(vocabulary)}
+
+    def _load_episodes(self, n: int) -> None:
+        codes = {s: i for i, s in enumerate(dict.fromkeys(self._sources))}
+        source = np.asarray([codes[s] for s in self._sources], dtype=np.int64)
+        order = np.lexsort((np.arange(n), self.created_us[:n], self.occurred_us[:n], source))
+        for a, b in itertools.pairwise(order):
+            if self.occurred_us[a] == self.occurred_us[b] and source[a] == source[b]:
+                self.next[a], self.prev[b] = b, a
+        for position in order:
+            key = (self._sources[position], int(self.occurred_us[position]))
+            self._episodes.setdefault(key, []).append((int(self.created_us[position]), int(position)))
 
     # changes
 
@@ -92,9 +187,9 @@ class WarmIndex:
             position = self.positions.pop(rid, None)
             if position is None:
                 continue
-            row = self.rows[position]
-            assert row is not None
-            self.rows[position] = None
+            row = self.row(position)
+            self._rows.pop(position, None)
+            self._ids[position] = None
             self.alive[position] = False
             self.live -= 1
             self._length_sum -= float(self.lengths[position])
@@ -111,9 +206,8 @@ class WarmIndex:
         position = self.positions.get(record.id)
         if position is None:
             return
-        row = self.rows[position]
-        assert row is not None
-        self.rows[position] = Row(record, row.hash, row.terms, row.vector, row.before, row.after)
+        row = self.row(position)
+        self._rows[position] = Row(record, row.hash, row.terms, row.vector, row.before, row.after)
         self.durable[position] = record.protected and not record.superseded_by
         self.kind[position] = record.kind.value
 
@@ -121,7 +215,10 @@ class WarmIndex:
         position = self.size
         self.size += 1
         record = row.record
-        self.rows.append(row)
+        self._rows[position] = row
+        self._ids.append(record.id)
+        self._hashes.append(row.hash)
+        self._sources.append(record.source)
         self.positions[record.id] = position
         self.by_hash.setdefault(row.hash, record.id)
         self.vectors[position] = row.vector
@@ -140,7 +237,7 @@ class WarmIndex:
             posting[0].append(position)
             posting[1].append(count)
             self._arrays.pop(term, None)
-        self._link(record, position, created)
+        self._link(record.source, position, created)
 
     def _grow(self, needed: int) -> None:
         capacity = len(self.alive)
@@ -165,14 +262,14 @@ class WarmIndex:
 
     def _repack(self) -> None:
         """Drop the positions of removed rows (from memory alone, no table read)."""
-        live = [row for row in self.rows if row is not None]
+        live = list(self.live_rows())
         self._reset()
         self.put(live)
 
     # episodes: rows of the same time and source, in the order they were stored
 
-    def _link(self, record: Record, position: int, created: int) -> None:
-        episode = self._episodes.setdefault((record.source, int(self.occurred_us[position])), [])
+    def _link(self, source: str | None, position: int, created: int) -> None:
+        episode = self._episodes.setdefault((source, int(self.occurred_us[position])), [])
         entry = (created, position)
         at = bisect.bisect(episode, entry)
         episode.insert(at, entry)
@@ -211,9 +308,9 @@ class WarmIndex:
                 at = int(links[at])
                 if at < 0:
                     break
-                row = self.rows[at]
-                assert row is not None
-                found.append(row.record.id)
+                rid_at = self._ids[at]
+                assert rid_at is not None
+                found.append(rid_at)
             out.append(tuple(found))
         return out[0], out[1]
 
@@ -224,8 +321,7 @@ class WarmIndex:
         if scope.tags:
             tags = set(scope.tags)
             for position in np.flatnonzero(keep):
-                row = self.rows[position]
-                if row is None or not tags.intersection(row.record.tags):
+                if not tags.intersection(self.record(int(position)).tags):
                     keep[position] = False
         if scope.since_us is not None:
             keep &= self.occurred_us[: self.size] >= scope.since_us
@@ -260,27 +356,45 @@ class WarmIndex:
         cached = self._arrays.get(term)
         if cached is not None:
             return cached
-        raw = self._postings.get(term)
-        if raw is None:
+        parts_rows, parts_counts = [], []
+        base = self._base_vocabulary.get(term)
+        if base is not None:
+            start, end = self._base_offsets[base], self._base_offsets[base + 1]
+            parts_rows.append(self._base_rows[start:end])
+            parts_counts.append(self._base_counts[start:end])
+        added = self._postings.get(term)
+        if added is not None:
+            parts_rows.append(np.asarray(added[0], dtype=np.int64))
+            parts_counts.append(np.asarray(added[1], dtype=np.float32))
+        if not parts_rows:
             return None
-        rows = np.asarray(raw[0], dtype=np.int64)
-        counts = np.asarray(raw[1], dtype=np.float32)
+        rows = np.concatenate(parts_rows)
+        counts = np.concatenate(parts_counts)
         live = self.alive[rows]
-        if not live.all():  # postings of removed rows are dropped the first time they are read
-            rows, counts = rows[live], counts[live]
-            raw[0][:] = rows.tolist()
-            raw[1][:] = counts.astype(int).tolist()
+        rows, counts = rows[live], counts[live]
         if not len(rows):
-            del self._postings[term]
             return None
         self._arrays[term] = (rows, counts)
         return rows, counts
 
+    # records, made when asked for
+
+    def row(self, position: int) -> Row:
+        made = self._rows.get(position)
+        if made is None:
+            assert self._base is not None and self._ids[position] is not None
+            made = rows_of(self._base.slice(position, 1))[0]
+            self._rows[position] = made
+        return made
+
     def record(self, position: int) -> Record:
-        row = self.rows[position]
-        assert row is not None
-        return row.record
+        return self.row(position).record
 
     def get(self, rid: str) -> Row | None:
         position = self.positions.get(rid)
-        return None if position is None else self.rows[position]
+        return None if position is None else self.row(position)
+
+    def live_rows(self) -> Iterator[Row]:
+        for position in range(self.size):
+            if self.alive[position]:
+                yield self.row(position)

@@ -15,6 +15,7 @@ import pytest
 
 from tests.helpers import T0
 from tiers.records import Kind, Record, Tier
+from tiers.store import _table
 from tiers.terms import length
 from tiers.warm import BM25_B, BM25_K1, Row, Scope, WarmIndex
 
@@ -53,7 +54,7 @@ def rid(n: int) -> str:
 
 
 def by_id(index: WarmIndex, scores: np.ndarray) -> dict[str, float]:
-    return {row.record.id: float(scores[p]) for p, row in enumerate(index.rows) if row is not None}
+    return {rid: float(scores[p]) for rid, p in index.positions.items()}
 
 
 def reference_bm25(docs: dict[str, str], query: list[str]) -> dict[str, float]:
@@ -149,8 +150,7 @@ def test_replace_record_changes_fields_but_keeps_position_hash_terms_vector_and_
     index.replace_record(health)
 
     position = index.positions[rid(2)]
-    stored = index.rows[position]
-    assert stored is not None
+    stored = index.row(position)
     assert position == 1 and stored.record == health
     assert (stored.hash, stored.terms) == (middle.hash, middle.terms)
     assert np.array_equal(stored.vector, middle.vector)
@@ -231,3 +231,43 @@ def test_the_mask_keeps_rows_with_any_asked_tag_and_within_since_and_until() -> 
     assert kept(Scope(tags=("garden",), since_us=micros(6), until_us=micros(15))) == {rid(3)}
     index.remove([rid(3)])
     assert kept(Scope(tags=("garden",))) == {rid(2)}
+
+
+def test_a_bulk_load_of_the_table_indexes_exactly_as_rows_put_one_by_one() -> None:
+    rows = [
+        row(1, "pottery class §time §y2026 §d2026-01-05", source="chat", minute=1),
+        row(2, "kiln kiln glaze", source="chat", minute=2, kind=Kind.HEALTH, protected=True),
+        row(3, "pottery market", source="chat", minute=3, tags=("a",)),
+        row(4, "glaze recipe", day=2),
+        row(5, "unrelated words here", source="mail", minute=1),
+    ]
+    one_by_one = WarmIndex(DIM)
+    one_by_one.put(rows)
+    loaded = WarmIndex(DIM)
+    loaded.load(_table(rows, DIM))
+
+    for query in (["pottery"], ["kiln", "glaze"], ["§time"], ["missing"]):
+        assert np.allclose(loaded.bm25(query), one_by_one.bm25(query))
+    assert loaded.positions == one_by_one.positions and loaded.by_hash == one_by_one.by_hash
+    assert loaded.prev[:5].tolist() == one_by_one.prev[:5].tolist()
+    assert loaded.next[:5].tolist() == one_by_one.next[:5].tolist()
+    assert loaded.lengths[:5].tolist() == one_by_one.lengths[:5].tolist()
+    assert loaded.durable[:5].tolist() == one_by_one.durable[:5].tolist()
+    assert [loaded.record(p) for p in range(5)] == [r.record for r in rows]
+    assert loaded.mask(Scope(tags=("a",))).tolist() == [False, False, True, False, False]
+
+
+def test_rows_put_after_a_bulk_load_and_removals_keep_scores_and_links_right() -> None:
+    rows = [row(i, f"word{i % 3} common", source="chat", minute=i) for i in range(6)]
+    loaded = WarmIndex(DIM)
+    loaded.load(_table(rows[:4], DIM))
+    loaded.put(rows[4:])
+    loaded.remove([rows[1].record.id])
+    fresh = WarmIndex(DIM)
+    fresh.put([r for r in rows if r is not rows[1]])
+
+    assert by_id(loaded, loaded.bm25(["common", "word0"])) == pytest.approx(
+        by_id(fresh, fresh.bm25(["common", "word0"]))
+    )
+    assert loaded.neighbours(rows[0].record.id, 2) == ((), (rows[2].record.id, rows[3].record.id))
+    assert loaded.neighbours(rows[4].record.id, 1) == ((rows[3].record.id,), (rows[5].record.id,))
