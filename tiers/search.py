@@ -117,9 +117,7 @@ class Search:
                     if late:
                         pool.add_rows(store.cold_rows(late))
             return [
-                ranking.Ranked(pool.record(i), score, similarity)
-                for i, score, similarity in found
-                if pool.readable(i)
+                ranking.Ranked(pool.record(i), score, similarity) for i, score, similarity in found if pool.readable(i)
             ]
 
     def _matching_profile(self, query: str, vector: np.ndarray) -> dict[str, Entry]:

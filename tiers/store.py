@@ -31,7 +31,7 @@ from tiers.records import Record, Tier
 from tiers.tables import RECORD_COLUMNS, Table, check_id, connect, quote, schema
 from tiers.terms import document_terms
 from tiers.timeparse import as_utc
-from tiers.warm import Row, WarmIndex, rows_of
+from tiers.warm import Row, WarmIndex, rows_of, vectors_of
 
 log = logging.getLogger(__name__)
 
@@ -61,19 +61,25 @@ _CANDIDATE_COLUMNS = ["id", "kind", "protected", "superseded_by", "before", "aft
 class PendingCold:
     """A cold search under way: its two searches, merged into one list of candidates when asked for."""
 
-    def __init__(self, by_meaning: Future[pa.Table] | None, by_words: Future[pa.Table] | None) -> None:
+    def __init__(
+        self, by_meaning: Future[pa.Table] | None, by_words: Future[pa.Table] | None, vectors: np.ndarray
+    ) -> None:
         self._by_meaning = by_meaning
         self._by_words = by_words
+        self._query = np.atleast_2d(vectors).astype(np.float32)
 
     def result(self) -> list[Candidate]:
+        """Every row either search found, once, with its exact cosine over the query's forms."""
         if self._by_meaning is None or self._by_words is None:
             return []
-        words = _scores(self._by_words.result(), "_score", lambda v: v)
-        meaning = self._by_meaning.result()
-        cosine = _scores(meaning, "_distance", lambda v: 1.0 - v)
+        by_words = self._by_words.result()
+        words = _scores(by_words, "_score")
         out: dict[str, Candidate] = {}
-        for table in (meaning, self._by_words.result()):
-            for row in table.select(_CANDIDATE_COLUMNS).to_pylist():
+        for table in (self._by_meaning.result(), by_words):
+            if not table.num_rows:
+                continue
+            cosine = (vectors_of(table) @ self._query.T).max(axis=1)
+            for row, similarity in zip(table.select(_CANDIDATE_COLUMNS).to_pylist(), cosine, strict=True):
                 rid = row["id"]
                 if rid not in out:
                     out[rid] = Candidate(
@@ -82,14 +88,14 @@ class PendingCold:
                         bool(row["protected"]) and not row["superseded_by"],
                         tuple(row["before"] or ()),
                         tuple(row["after"] or ()),
-                        cosine.get(rid, 0.0),
+                        float(similarity),
                         words.get(rid, 0.0),
                     )
         return list(out.values())
 
 
-def _scores(table: pa.Table, column: str, convert: Any) -> dict[str, float]:
-    return {rid: float(convert(v)) for rid, v in zip(table["id"].to_pylist(), table[column].to_pylist(), strict=True)}
+def _scores(table: pa.Table, column: str) -> dict[str, float]:
+    return {rid: float(v) for rid, v in zip(table["id"].to_pylist(), table[column].to_pylist(), strict=True)}
 
 
 class Store:
@@ -287,11 +293,13 @@ class Store:
         if not self._cold_seen:
             self._cold_seen = self.cold_table.count() > 0  # once it has rows, the cold tier is searched
         if not self._cold_seen:
-            return PendingCold(None, None)
+            return PendingCold(None, None, vectors)
         table = self.cold_table
+        columns = [*_CANDIDATE_COLUMNS, "vector"]
         return PendingCold(
-            self._searches.submit(table.vector_search, vectors[0], k, where, _CANDIDATE_COLUMNS),
-            self._searches.submit(table.text_search, terms, k, where, _CANDIDATE_COLUMNS),
+            self._searches.submit(table.vector_search, vectors[0], k, where, columns),
+            self._searches.submit(table.text_search, terms, k, where, columns),
+            vectors,
         )
 
     def search_cold(self, vectors: np.ndarray, terms: str, k: int, where: str | None) -> list[Candidate]:

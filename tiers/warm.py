@@ -58,7 +58,7 @@ def rows_of(table: pa.Table) -> list[Row]:
     if not table.num_rows:
         return []
     names = set(table.column_names)
-    vectors = _vectors(table)
+    vectors = vectors_of(table)
     terms = table["terms"].to_pylist() if "terms" in names else [""] * table.num_rows
     hashes = table["hash"].to_pylist() if "hash" in names else [""] * table.num_rows
     columns = {name: table[name].to_pylist() for name in RECORD_COLUMNS}
@@ -70,7 +70,8 @@ def rows_of(table: pa.Table) -> list[Row]:
     return out
 
 
-def _vectors(table: pa.Table) -> np.ndarray:
+def vectors_of(table: pa.Table) -> np.ndarray:
+    """The `vector` column as a float32 matrix."""
     flat = table["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
     return np.asarray(flat, dtype=np.float32).reshape(table.num_rows, -1)
 
@@ -121,7 +122,7 @@ class WarmIndex:
         table = table.combine_chunks()
         self._grow(n)
         self._base = table
-        self.vectors[:n] = _vectors(table)
+        self.vectors[:n] = vectors_of(table)
         self.occurred_us[:n] = table["occurred_at"].cast(pa.int64()).to_numpy(zero_copy_only=False)
         self.created_us[:n] = table["created_at"].cast(pa.int64()).to_numpy(zero_copy_only=False)
         self.alive[:n] = True
