@@ -110,7 +110,8 @@ class Search:
             found = ranking.rank(pool.build(), query.text, settings, limit, query.default, kinds)
             missing = pool.missing_neighbours([i for i, _, _ in found], settings.reach)
             if missing:
-                pool.add_cold(store.cold_rows(missing), [0.0] * len(missing))
+                lent = store.cold_rows(missing)  # a forgotten neighbour is still named by the rows beside it
+                pool.add_cold(lent, [0.0] * len(lent))
                 found = ranking.rank(pool.build(), query.text, settings, limit, query.default, kinds)
             return [ranking.Ranked(pool.record(i), score, similarity) for i, score, similarity in found]
 
