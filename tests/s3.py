@@ -11,6 +11,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 KEY_ID = "memtiers-test"
@@ -74,14 +75,18 @@ def _free_port() -> int:
 
 
 @contextmanager
-def moto_server(bucket: str = "memtiers", timeout: float = 60.0) -> Iterator[S3Server]:
-    """Start `python -m moto.server` on a free loopback port, wait until it answers, make `bucket`; stop it after."""
+def moto_server(bucket: str = "memtiers", timeout: float = 60.0, log: Path | None = None) -> Iterator[S3Server]:
+    """Start `python -m moto.server` on a free loopback port, wait until it answers, make `bucket`; stop it after.
+
+    `log` receives the server's output: one line per request it answered.
+    """
     port = _free_port()
     endpoint = f"http://127.0.0.1:{port}"
+    output = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115 (closed below)
     process = subprocess.Popen(
         [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=output,
+        stderr=output,
     )
     try:
         deadline = time.monotonic() + timeout
@@ -114,3 +119,5 @@ def moto_server(bucket: str = "memtiers", timeout: float = 60.0) -> Iterator[S3S
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+        if log:
+            output.close()  # type: ignore[union-attr]
