@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from server.settings import Settings
+from tests.s3 import S3Server, moto_server
 from tiers.embedder import FastEmbedder
 from tiers.memory import Memory, MemorySettings
 
@@ -40,3 +41,10 @@ def memory(tmp_path: Path, embedder: FastEmbedder) -> Iterator[Memory]:
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     return Settings.from_env({"MEMTIERS_HOME": str(tmp_path / "home")})
+
+
+@pytest.fixture(scope="session")
+def s3() -> Iterator[S3Server]:
+    """moto's S3 server as a subprocess on 127.0.0.1, with a bucket; started once, for the tests that ask."""
+    with moto_server() as server:
+        yield server

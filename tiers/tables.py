@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import lancedb
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from lancedb.index import FTS, BTree, HnswSq
 from lancedb.query import MatchQuery
 
@@ -264,13 +265,12 @@ class Table:
         self.dim = dim
         self._indexed = None
 
+    @_mapped("listing the files of")
     def files(self) -> tuple[int, int]:
-        """Number of files and bytes on disk under this table's folder (0, 0 on object storage)."""
-        folder = Path(self.where) / f"{self.name}.lance"
-        if not folder.is_dir():
-            return 0, 0
-        paths = [p for p in folder.rglob("*") if p.is_file()]
-        return len(paths), sum(p.stat().st_size for p in paths)
+        """Number of files and bytes stored under this table, on local disk or object storage alike."""
+        with self._reading():
+            listed = self._table.to_lance().all_files().read_all()
+        return listed.num_rows, int(pc.sum(listed["size_bytes"]).as_py() or 0)
 
     def ids(self) -> set[str]:
         return {rid for batch in self.scan(["id"]) for rid in batch.column("id").to_pylist()}

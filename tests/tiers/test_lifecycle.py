@@ -217,6 +217,15 @@ def test_forget_is_the_only_delete_and_it_is_logged(memory: Memory) -> None:
     assert (latest.src, latest.dst, latest.rule) == ("cold", "gone", "forget")
 
 
+def test_recall_still_answers_after_forgetting_a_cold_record_whose_cold_neighbour_names_it(memory: Memory) -> None:
+    gone = remember(memory, "The zeppelin hangar key hides under the blue doormat")
+    kept = remember(memory, "The marmalade recipe needs Seville oranges and a long simmer")
+    memory.sweep(day(60))
+    memory.forget(gone, day(61))
+    hits = memory.recall("zeppelin hangar key", day(61), tiers=[Tier.COLD]).hits
+    assert [h.record.id for h in hits] == [kept]
+
+
 class _HashEmbedder:
     """Random unit vectors seeded by the text: the subject below is storage, not meaning."""
 
