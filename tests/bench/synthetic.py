@@ -23,27 +23,16 @@ import pyarrow as pa
 
 from tests.bench import vocab
 from tiers.embedder import Embedder
+from tiers.tables import RECORD_COLUMNS, schema
 
 CACHE = Path.home() / ".cache" / "memtiers-bench"
 TARGET_COSINE = 0.9
 GENERATOR_VERSION = 1  # bump when the templates change: cached pool vectors are keyed by the texts' digest
 # A number on its own: not part of a time (9:30), an ISO date, a version or a ticket id.
 _NUMBER = re.compile(r"(?<![\d:.\-])\b\d+(?![\d:\-]|\.\d+\.)")
-_TS = pa.timestamp("us", tz="UTC")
+# The record columns of the tier tables; the fill adds what is derived (hash, terms, links).
 ROW_SCHEMA_FIELDS = [
-    ("id", pa.string()),
-    ("content", pa.string()),
-    ("tier", pa.string()),
-    ("kind", pa.string()),
-    ("protected", pa.bool_()),
-    ("tags", pa.list_(pa.string())),
-    ("metadata", pa.string()),
-    ("source", pa.string()),
-    ("occurred_at", _TS),
-    ("created_at", _TS),
-    ("forget_after", _TS),
-    ("superseded_by", pa.string()),
-    ("superseded_at", _TS),
+    (f.name, f.type) for f in schema(1) if f.name in RECORD_COLUMNS and f.name not in ("before", "after")
 ]
 
 
