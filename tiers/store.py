@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -24,7 +23,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from tiers.embedder import DEFAULT_MODEL
 from tiers.errors import CorruptFile, ModelMismatch
+from tiers.files import read_json_object, write_atomic
 from tiers.ledger import Ledger, Move
 from tiers.records import Kind, Record, Tier
 from tiers.tables import RECORD_COLUMNS, Table, check_id, connect, quote, schema
@@ -35,6 +36,7 @@ from tiers.warm import Row, WarmIndex
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2
+DEFAULT_DIM = 384  # of the default model: what a damaged store.json is told to name when nothing else is known
 _ROW_COLUMNS = [*RECORD_COLUMNS, "hash", "terms", "vector"]
 _HIT_COLUMNS = [*RECORD_COLUMNS, "hash", "vector"]
 
@@ -98,7 +100,7 @@ class Store:
             meta = {"model": self.model, "dim": self.dim, "schema": SCHEMA_VERSION}
             write_meta(path, meta)
             return meta
-        meta = read_meta(path)
+        meta = read_meta(path, self.model, self.dim)
         if meta.get("model") != self.model or meta.get("dim") != self.dim:
             raise ModelMismatch(
                 f"the store in {self.folder} was embedded with {meta.get('model')!r} (dim {meta.get('dim')}), "
@@ -366,30 +368,25 @@ class Store:
         return self.warm_table.versions() + self.cold_table.versions()
 
 
-def read_meta(path: Path) -> dict[str, Any]:
-    """store.json, or an error that names it and says what to do."""
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(meta, dict) or "model" not in meta or "dim" not in meta:
-            raise ValueError("it lacks the model and dim entries")
-        return meta
-    except (OSError, ValueError) as exc:
-        raise CorruptFile(
-            f"{path} is unreadable or corrupt ({exc}) and was left untouched; it records which model made the "
-            "vectors: restore it, or "
-            'write {"model": "memtiers/all-MiniLM-L6-v2-int8", "dim": 384, "schema": 2} if you never changed '
-            "MEMTIERS_EMBED_MODEL"
-        ) from exc
+def read_meta(path: Path, model: str = DEFAULT_MODEL, dim: int = DEFAULT_DIM) -> dict[str, Any]:
+    """store.json, or an error that names it, says it was left untouched and gives the JSON to write back.
+
+    `model` and `dim` (the configured ones, when known) are what that JSON names.
+    """
+    again = json.dumps({"model": model, "dim": dim, "schema": SCHEMA_VERSION})
+    fix = (
+        "it records which embedding model made the vectors in lance/. Restore it from a backup, or write it again "
+        f"as {again} naming the model that embedded them (memtiers stats shows the configured one)"
+    )
+    meta = read_json_object(path, fix)
+    if not isinstance(meta.get("model"), str) or not isinstance(meta.get("dim"), int):
+        raise CorruptFile(f"{path} is corrupt (no model name and dimension) and was left untouched; {fix}")
+    return meta
 
 
 def write_meta(path: Path, meta: dict[str, Any]) -> None:
     """Write store.json atomically: a concurrent reader sees the old file or the new one, never a part."""
-    partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    with open(partial, "w", encoding="utf-8") as handle:
-        json.dump(meta, handle)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(partial, path)
+    write_atomic(path, json.dumps(meta))
 
 
 def new_row(record: Record, digest: str, vector: np.ndarray) -> Row:
