@@ -112,7 +112,7 @@ class Store:
     # opening for writes: finish what a crash left half done, bring an old layout up to date
 
     def recover(self) -> None:
-        """Finish or drop tier moves a crash interrupted, and move a schema-1 table into the two tiers.
+        """Finish what a crash left half done (tier moves, the compaction after them); bring a schema-1 table over.
 
         The caller holds the data folder's write lock.
         """
@@ -120,6 +120,8 @@ class Store:
             self._migrate_legacy()
         pending = self.ledger.pending_moves()
         if not pending:
+            if self.cold_table.lacks_text_index():  # a sweep cut short after its moves, before its compaction
+                self.compact()
             return
         done, undone = [], []
         for move in pending:
@@ -133,6 +135,7 @@ class Store:
         self.ledger.changed([m.rid for m in pending])
         self.ledger.finish_moves(done, undone)
         log.warning("finished %d tier moves and dropped %d that a crash interrupted", len(done), len(undone))
+        self.compact()  # what the interrupted sweep would have done next: the moved rows join cold's indexes
 
     def _migrate_legacy(self) -> None:
         """Copy the rows of the single schema-1 table into the warm and cold tables, then drop it."""

@@ -267,6 +267,11 @@ class Table:
             self._indexed = {c for i in self._table.list_indices() for c in i.columns}
         return column in self._indexed
 
+    @_mapped("reading the indexes of")
+    def lacks_text_index(self) -> bool:
+        """True when rows are here but the full-text index that finds them by words is not (yet) built."""
+        return self._text_index and not self._has_index("terms") and self.count() > 0
+
     def refresh(self) -> None:
         """Forget what is known of the indexes (another process may have made them)."""
         self._indexed = None
