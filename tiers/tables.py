@@ -116,10 +116,17 @@ def _mapping(table: Table, what: str) -> Iterator[None]:
     except (OSError, RuntimeError, ValueError) as exc:
         if isinstance(exc, InvalidInput):
             raise
+        advice = _advice(table.where, table.name)
         raise StorageError(
-            f"{what} the {table.name} table in {table.where} failed: {backend_message(exc)}. If the disk is full, "
-            "free space and retry; if files under it were removed or damaged, restore the data folder from a backup"
+            f"{what} the {table.name} table in {table.where} failed: {backend_message(exc)}. {advice}"
         ) from exc
+
+
+def _advice(where: str, name: str) -> str:
+    return (
+        f"If the disk is full, free space and retry; if files under {where}/{name}.lance were removed or damaged, "
+        "restore the data folder from a backup"
+    )
 
 
 class Table:
@@ -141,7 +148,9 @@ class Table:
             else:
                 self._table = db.create_table(name, schema=schema(dim), exist_ok=True)
         except (OSError, RuntimeError, ValueError) as exc:
-            raise StorageError(f"cannot open the {name} table in {where}: {backend_message(exc)}") from exc
+            raise StorageError(
+                f"cannot open the {name} table in {where}: {backend_message(exc)}. {_advice(where, name)}"
+            ) from exc
         self._indexed: set[str] | None = None
 
     # reads: each holds the read lock shared, so compaction never removes files under it
