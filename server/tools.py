@@ -126,8 +126,9 @@ def register(server: MCPServer, runtime: Runtime) -> None:
     ) -> CallToolResult:
         memory = runtime.memory
         if not (set or unset or pin or unpin):
-            entries = await call(memory.profile)
-            return _result(*shape.profile_view(entries, memory.hot.cap_tokens, memory.candidates()))
+            # The candidates are read off the loop too: listing them opens the store and reads LanceDB.
+            entries, candidates = await call(lambda: (memory.profile(), memory.candidates()))
+            return _result(*shape.profile_view(entries, memory.hot.cap_tokens, candidates))
         change = await call(lambda: memory.set_profile(set or {}, runtime.clock(), unset or (), pin or (), unpin or ()))
         text, data = shape.profile_view(change.entries, change.cap_tokens, change.candidates)
         if change.demoted:

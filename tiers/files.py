@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ _RUST_SOURCE = re.compile(r",\s*/\S+\.rs:\d+(?::\d+)?")
 
 def write_atomic(path: Path, text: str) -> None:
     """Write `text` to a temporary file beside `path`, fsync it, then rename it over `path`."""
-    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         with open(partial, "w", encoding="utf-8") as handle:
             handle.write(text)

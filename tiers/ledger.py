@@ -88,6 +88,11 @@ class Ledger:
         self._lock = threading.Lock()
         try:
             self._db = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
+            # Checked before anything is written: SQLite would go on writing the pages it can read of a damaged file.
+            problems = [row[0] for row in self._db.execute("PRAGMA quick_check").fetchall()]
+            if problems != ["ok"]:
+                self._db.close()
+                raise sqlite3.DatabaseError(f"malformed: {problems[0].splitlines()[-1].strip()}")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             # Deleted text is overwritten, not left in free pages: a forgotten memory leaves no trace here.

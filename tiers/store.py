@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -25,7 +24,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute
 
+from tiers.embedder import DEFAULT_MODEL
 from tiers.errors import CorruptFile, ModelMismatch
+from tiers.files import read_json_object, write_atomic
 from tiers.ledger import Ledger, Move
 from tiers.records import Record, Tier
 from tiers.tables import RECORD_COLUMNS, Table, check_id, connect, quote, schema
@@ -36,6 +37,7 @@ from tiers.warm import Row, WarmIndex, rows_of, vectors_of
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2
+DEFAULT_DIM = 384  # of the default model: what a damaged store.json is told to name when nothing else is known
 _ROW_COLUMNS = [*RECORD_COLUMNS, "hash", "terms", "vector"]
 _HIT_COLUMNS = [*RECORD_COLUMNS, "hash", "vector"]
 
@@ -148,7 +150,7 @@ class Store:
             meta = {"model": self.model, "dim": self.dim, "schema": SCHEMA_VERSION}
             write_meta(path, meta)
             return meta
-        meta = read_meta(path)
+        meta = read_meta(path, self.model, self.dim)
         if meta.get("model") != self.model or meta.get("dim") != self.dim:
             raise ModelMismatch(
                 f"the store in {self.folder} was embedded with {meta.get('model')!r} (dim {meta.get('dim')}), "
@@ -160,7 +162,7 @@ class Store:
     # opening for writes: finish what a crash left half done, bring an old layout up to date
 
     def recover(self) -> None:
-        """Finish or drop tier moves a crash interrupted, and move a schema-1 table into the two tiers.
+        """Finish what a crash left half done (tier moves, the compaction after them); bring a schema-1 table over.
 
         The caller holds the data folder's write lock.
         """
@@ -168,6 +170,8 @@ class Store:
             self._migrate_legacy()
         pending = self.ledger.pending_moves()
         if not pending:
+            if self.cold_table.lacks_text_index():  # a sweep cut short after its moves, before its compaction
+                self.compact()
             return
         done, undone = [], []
         for move in pending:
@@ -181,6 +185,7 @@ class Store:
         self.ledger.changed([m.rid for m in pending])
         self.ledger.finish_moves(done, undone)
         log.warning("finished %d tier moves and dropped %d that a crash interrupted", len(done), len(undone))
+        self.compact()  # what the interrupted sweep would have done next: the moved rows join cold's indexes
 
     def _migrate_legacy(self) -> None:
         """Copy the rows of the single schema-1 table into the warm and cold tables, then drop it."""
@@ -433,30 +438,25 @@ class Store:
         return self.warm_table.versions() + self.cold_table.versions()
 
 
-def read_meta(path: Path) -> dict[str, Any]:
-    """store.json, or an error that names it and says what to do."""
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(meta, dict) or "model" not in meta or "dim" not in meta:
-            raise ValueError("it lacks the model and dim entries")
-        return meta
-    except (OSError, ValueError) as exc:
-        raise CorruptFile(
-            f"{path} is unreadable or corrupt ({exc}) and was left untouched; it records which model made the "
-            "vectors: restore it, or "
-            'write {"model": "memtiers/all-MiniLM-L6-v2-int8", "dim": 384, "schema": 2} if you never changed '
-            "MEMTIERS_EMBED_MODEL"
-        ) from exc
+def read_meta(path: Path, model: str = DEFAULT_MODEL, dim: int = DEFAULT_DIM) -> dict[str, Any]:
+    """store.json, or an error that names it, says it was left untouched and gives the JSON to write back.
+
+    `model` and `dim` (the configured ones, when known) are what that JSON names.
+    """
+    again = json.dumps({"model": model, "dim": dim, "schema": SCHEMA_VERSION})
+    fix = (
+        "it records which embedding model made the vectors in lance/. Restore it from a backup, or write it again "
+        f"as {again} naming the model that embedded them (memtiers stats shows the configured one)"
+    )
+    meta = read_json_object(path, fix)
+    if not isinstance(meta.get("model"), str) or not isinstance(meta.get("dim"), int):
+        raise CorruptFile(f"{path} is corrupt (no model name and dimension) and was left untouched; {fix}")
+    return meta
 
 
 def write_meta(path: Path, meta: dict[str, Any]) -> None:
     """Write store.json atomically: a concurrent reader sees the old file or the new one, never a part."""
-    partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    with open(partial, "w", encoding="utf-8") as handle:
-        json.dump(meta, handle)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(partial, path)
+    write_atomic(path, json.dumps(meta))
 
 
 def new_row(record: Record, digest: str, vector: np.ndarray) -> Row:

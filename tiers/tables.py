@@ -7,10 +7,12 @@ is mapped here, once, into a StorageError that names the table.
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 import re
 import warnings
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -23,6 +25,7 @@ from lancedb.index import FTS, BTree, HnswSq
 from lancedb.query import MatchQuery
 
 from tiers.errors import InvalidInput, StorageError
+from tiers.files import backend_message
 from tiers.locking import shared_lock
 
 log = logging.getLogger(__name__)
@@ -82,21 +85,49 @@ def in_ids(ids: Sequence[str], column: str = "id") -> str:
 
 
 def _mapped(what: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
-    """Map LanceDB's errors from a method into a StorageError naming the table and what was done."""
+    """Map LanceDB's errors from a method into a StorageError naming the table, what was done and what to do.
+
+    A method that yields (a scan) is mapped while it is iterated, where LanceDB does its reading.
+    """
 
     def wrap(method: Callable[..., T]) -> Callable[..., T]:
+        if inspect.isgeneratorfunction(method):
+
+            @functools.wraps(method)
+            def iterate(self: Table, *args: Any, **kwargs: Any) -> Any:
+                with _mapping(self, what):
+                    yield from method(self, *args, **kwargs)
+
+            return iterate
+
         @functools.wraps(method)
         def call(self: Table, *args: Any, **kwargs: Any) -> T:
-            try:
+            with _mapping(self, what):
                 return method(self, *args, **kwargs)
-            except (OSError, RuntimeError, ValueError) as exc:
-                if isinstance(exc, InvalidInput):
-                    raise
-                raise StorageError(f"{what} the {self.name} table in {self.where} failed: {_first_line(exc)}") from exc
 
         return call
 
     return wrap
+
+
+@contextmanager
+def _mapping(table: Table, what: str) -> Iterator[None]:
+    try:
+        yield
+    except (OSError, RuntimeError, ValueError) as exc:
+        if isinstance(exc, InvalidInput):
+            raise
+        advice = _advice(table.where, table.name)
+        raise StorageError(
+            f"{what} the {table.name} table in {table.where} failed: {backend_message(exc)}. {advice}"
+        ) from exc
+
+
+def _advice(where: str, name: str) -> str:
+    return (
+        f"If the disk is full, free space and retry; if files under {where}/{name}.lance were removed or damaged, "
+        "restore the data folder from a backup"
+    )
 
 
 class Table:
@@ -118,7 +149,9 @@ class Table:
             else:
                 self._table = db.create_table(name, schema=schema(dim), exist_ok=True)
         except (OSError, RuntimeError, ValueError) as exc:
-            raise StorageError(f"cannot open the {name} table in {where}: {_first_line(exc)}") from exc
+            raise StorageError(
+                f"cannot open the {name} table in {where}: {backend_message(exc)}. {_advice(where, name)}"
+            ) from exc
         self._indexed: set[str] | None = None
 
     # reads: each holds the read lock shared, so compaction never removes files under it
@@ -157,21 +190,18 @@ class Table:
                     found.setdefault(digest, rid)
         return found
 
+    @_mapped("reading")
     def scan(
         self, columns: Sequence[str] | None = None, where: str | None = None, batch: int = 10_000
     ) -> Iterator[pa.RecordBatch]:
         """Every row (or those matching `where`), in batches: never the whole table in memory at once."""
-        # Not @_mapped: a generator's errors are raised while it is iterated, after a decorator returned.
-        try:
-            with self._reading():
-                query = self._table.search()
-                if columns:
-                    query = query.select(list(columns))
-                if where:
-                    query = query.where(where)
-                yield from query.limit(None).to_batches(batch)
-        except (OSError, RuntimeError, ValueError) as exc:
-            raise StorageError(f"reading the {self.name} table in {self.where} failed: {_first_line(exc)}") from exc
+        with self._reading():
+            query = self._table.search()
+            if columns:
+                query = query.select(list(columns))
+            if where:
+                query = query.where(where)
+            yield from query.limit(None).to_batches(batch)
 
     @_mapped("searching")
     def vector_search(self, vector: np.ndarray, k: int, where: str | None, columns: Sequence[str]) -> pa.Table:
@@ -251,6 +281,11 @@ class Table:
             self._indexed = {c for i in self._table.list_indices() for c in i.columns}
         return column in self._indexed
 
+    @_mapped("reading the indexes of")
+    def lacks_text_index(self) -> bool:
+        """True when rows are here but the full-text index that finds them by words is not (yet) built."""
+        return self._text_index and not self._has_index("terms") and self.count() > 0
+
     def refresh(self) -> None:
         """Forget what is known of the indexes (another process may have made them)."""
         self._indexed = None
@@ -261,7 +296,9 @@ class Table:
         try:
             self._table = self._db.create_table(self.name, data=reader, mode="overwrite")
         except (OSError, RuntimeError, ValueError) as exc:
-            raise StorageError(f"rewriting the {self.name} table in {self.where} failed: {_first_line(exc)}") from exc
+            raise StorageError(
+                f"rewriting the {self.name} table in {self.where} failed: {backend_message(exc)}"
+            ) from exc
         self.dim = dim
         self._indexed = None
 
@@ -275,6 +312,7 @@ class Table:
     def ids(self) -> set[str]:
         return {rid for batch in self.scan(["id"]) for rid in batch.column("id").to_pylist()}
 
+    @_mapped("listing the versions of")
     def versions(self) -> int:
         return len(self._table.list_versions())
 
@@ -288,7 +326,7 @@ def connect(uri: str, storage_options: dict[str, str] | None = None) -> Any:
     try:
         return lancedb.connect(uri, read_consistency_interval=timedelta(0), storage_options=storage_options or None)
     except (OSError, RuntimeError, ValueError) as exc:
-        raise StorageError(f"cannot open LanceDB at {uri}: {_first_line(exc)}") from exc
+        raise StorageError(f"cannot open LanceDB at {uri}: {backend_message(exc)}") from exc
 
 
 def _concat(parts: list[pa.Table], full: pa.Schema, columns: Sequence[str] | None) -> pa.Table:
@@ -301,8 +339,3 @@ def _concat(parts: list[pa.Table], full: pa.Schema, columns: Sequence[str] | Non
 def _empty(full: pa.Schema, columns: Sequence[str], score: str) -> pa.Table:
     fields = [full.field(c) for c in columns] + [pa.field(score, pa.float32())]
     return pa.schema(fields).empty_table()
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__

@@ -39,7 +39,8 @@ def test_reembed_of_a_namespace_never_used_prints_why_and_exits_1_without_a_trac
     assert main(["reembed"]) == 1
 
     err = capsys.readouterr().err
-    assert "memtiers: there is nothing to re-embed in" in err
+    assert "memtiers: nothing to re-embed in" in err
+    assert "no memory has been stored in this namespace yet" in err
     assert "typo-in-the-name" in err
     assert "Traceback" not in err
     assert not (tmp_path / "home" / "namespaces" / "typo-in-the-name").exists()
@@ -51,7 +52,7 @@ def test_stats_on_a_damaged_ledger_prints_the_file_and_exits_1(
     folder = tmp_path / "home" / "namespaces" / "default"
     folder.mkdir(parents=True)
     (folder / "ledger.sqlite").write_bytes(b"garbage" * 1000)
-    (folder / "store.json").write_text(json.dumps({"model": "m", "dim": 3, "schema": 1}))
+    (folder / "store.json").write_text(json.dumps({"model": "m", "dim": 3, "schema": 2}))
     monkeypatch.setenv("MEMTIERS_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("MEMTIERS_NAMESPACE", raising=False)
 

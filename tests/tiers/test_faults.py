@@ -13,16 +13,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
 import pytest
 
 from tests.helpers import T0, count_rows
 from tiers.embedder import FastEmbedder
-from tiers.errors import CorruptFile, MemtiersError, ModelMismatch, NotFound, StorageError
-from tiers.ledger import Ledger
+from tiers.errors import CorruptFile, MemtiersError, ModelMismatch, StorageError
+from tiers.ledger import Ledger, Move
 from tiers.memory import Memory
-from tiers.records import MemoryIn, Tier
+from tiers.records import Kind, MemoryIn, Record, Tier
 from tiers.reembed import reembed
-from tiers.store import Store
+from tiers.store import SCHEMA_VERSION, Store, _table, new_row
+from tiers.tables import Table, connect
+from tiers.warm import Row
 
 BEFORE = [f"Fact {i}: the {w} team meets on floor {i + 2}" for i, w in enumerate(["data", "web", "ops", "ml", "qa"])]
 
@@ -59,7 +63,7 @@ def test_store_json_is_written_whole_with_no_temporary_file_left(tmp_path: Path,
     assert json.loads((tmp_path / "ns" / "store.json").read_text()) == {
         "model": embedder.name,
         "dim": embedder.dim,
-        "schema": 1,
+        "schema": SCHEMA_VERSION,
     }
     assert [p.name for p in (tmp_path / "ns").iterdir() if p.name.endswith(".tmp")] == []
 
@@ -84,23 +88,27 @@ def test_a_corrupt_store_json_is_a_readable_error_naming_it_and_is_never_overwri
     assert "left untouched" in message
     assert f'"model": "{embedder.name}", "dim": {embedder.dim}' in message  # how to write it again
     assert meta.read_bytes() == damage.encode("latin-1")
-    meta.write_text(json.dumps({"model": embedder.name, "dim": embedder.dim, "schema": 1}))
+    meta.write_text(json.dumps({"model": embedder.name, "dim": embedder.dim, "schema": SCHEMA_VERSION}))
     assert_all_there(folder, embedder, stored)
 
 
 def test_another_model_recorded_in_store_json_is_still_a_model_mismatch(tmp_path: Path, embedder: FastEmbedder) -> None:
     folder = tmp_path / "ns"
     seeded(folder, embedder)
-    (folder / "store.json").write_text(json.dumps({"model": "other/model", "dim": 768, "schema": 1}))
+    (folder / "store.json").write_text(json.dumps({"model": "other/model", "dim": 768, "schema": SCHEMA_VERSION}))
+    ledger = Ledger(folder / "ledger.sqlite")
 
-    with pytest.raises(ModelMismatch, match="embedded with 'other/model' \\(dim 768\\)"):
-        Store(folder, embedder.name, embedder.dim)
+    try:
+        with pytest.raises(ModelMismatch, match="embedded with 'other/model' \\(dim 768\\)"):
+            Store(folder, embedder.name, embedder.dim, ledger)
+    finally:
+        ledger.close()
 
 
 def test_reembed_of_a_namespace_with_no_memories_says_so_and_creates_nothing(
     tmp_path: Path, embedder: FastEmbedder
 ) -> None:
-    with pytest.raises(NotFound, match=r"nothing to re-embed in .*check MEMTIERS_HOME and MEMTIERS_NAMESPACE"):
+    with pytest.raises(StorageError, match=r"nothing to re-embed in .*: no memory has been stored in this namespace"):
         reembed(tmp_path / "never-used", embedder)
 
     assert not (tmp_path / "never-used").exists()
@@ -127,6 +135,9 @@ LEDGER_READS: dict[str, Callable[[Ledger], Any]] = {
     "moves": lambda ledger: ledger.moves(),
     "linked": lambda ledger: ledger.linked("name"),
     "get_state": lambda ledger: ledger.get_state("rows_written"),
+    "last_change": lambda ledger: ledger.last_change(),
+    "changes_since": lambda ledger: ledger.changes_since(0),
+    "pending_moves": lambda ledger: ledger.pending_moves(),
 }
 
 
@@ -143,57 +154,111 @@ def test_every_ledger_read_maps_an_sqlite_error_to_a_storage_error_naming_the_fi
     assert isinstance(failed.value.__cause__, sqlite3.Error)
 
 
-# LanceDB
+# LanceDB: a real failure underneath an open table (its folder removed), through every Table method
 
-STORE_CALLS: dict[str, Callable[[Store, str], Any]] = {
-    "add": lambda store, rid: store.add([]) or store.add([_row("fedcba987654", store.dim)]),
-    "set_tier": lambda store, rid: store.set_tier([rid], Tier.COLD),
-    "protect": lambda store, rid: store.protect([rid]),
-    "supersede": lambda store, rid: store.supersede([rid], None, None),
-    "delete": lambda store, rid: store.delete(rid),
-    "compact": lambda store, rid: store.compact(),
-    "rebind": lambda store, rid: store.rebind("other/model", 4, [_row(rid, 5)]),  # vectors of the wrong size
-    "get": lambda store, rid: store.get([rid]),
-    "count": lambda store, rid: store.count(),
+VECTOR = np.full(4, 0.5, dtype=np.float32)
+
+
+def _row(rid: str, dim: int = 4) -> Row:
+    record = Record(id=rid, content=f"x {rid}", tier=Tier.WARM, kind=Kind.NOTE, protected=False, occurred_at=T0,
+                    created_at=T0)  # fmt: skip
+    return new_row(record, rid, np.full(dim, 0.5, dtype=np.float32))
+
+
+def _rows(*rids: str, dim: int = 4) -> pa.Table:
+    return _table([_row(rid, dim) for rid in rids], dim)
+
+
+TABLE_CALLS: dict[str, Callable[[Table], Any]] = {
+    "count": lambda table: table.count(),
+    "get": lambda table: table.get(["0123456789ab"]),
+    "find_hashes": lambda table: table.find_hashes(["0123456789ab"]),
+    "scan": lambda table: list(table.scan()),
+    "ids": lambda table: table.ids(),
+    "vector_search": lambda table: table.vector_search(VECTOR, 3, None, ["id"]),
+    "text_search": lambda table: table.text_search("x", 3, None, ["id"]),
+    "add": lambda table: table.add(_rows("fedcba987654")),
+    "delete": lambda table: table.delete(["0123456789ab"]),
+    "update": lambda table: table.update(["0123456789ab"], {"protected": True}),
+    "compact": lambda table: table.compact(),
+    "compact and scrub": lambda table: table.compact(scrub=True),
+    "overwrite": lambda table: table.overwrite(iter(_rows("0123456789ab", dim=5).to_batches()), 4),  # wrong size
+    "versions": lambda table: table.versions(),
 }
 
 
-def _row(rid: str, dim: int) -> dict[str, Any]:
-    return {
-        "id": rid,
-        "hash": rid,
-        "content": "x",
-        "tier": "warm",
-        "kind": "note",
-        "protected": False,
-        "tags": [],
-        "metadata": "{}",
-        "source": None,
-        "occurred_at": T0,
-        "created_at": T0,
-        "forget_after": None,
-        "superseded_by": None,
-        "superseded_at": None,
-        "vector": [0.5] * dim,
-    }
+def assert_storage_error_naming(failed: pytest.ExceptionInfo[StorageError], table: str, where: Path) -> None:
+    message = str(failed.value)
+    assert f"the {table} table in {where}" in message, message
+    assert ".rs:" not in message  # LanceDB's Rust source locations are cut
+    assert isinstance(failed.value.__cause__, OSError | RuntimeError | ValueError)
+
+
+@pytest.mark.parametrize("operation", TABLE_CALLS.values(), ids=list(TABLE_CALLS))
+def test_every_table_method_maps_a_backend_error_to_a_storage_error_naming_the_table(
+    tmp_path: Path, operation: Callable[[Table], Any]
+) -> None:
+    uri = tmp_path / "lance"
+    table = Table(connect(str(uri)), "cold", 4, str(uri), tmp_path / "read.lock", text_index=True, vector_index=True)
+    table.add(_rows("0123456789ab", "00000000000a"))
+    table.compact()  # with its full-text index, so text_search reaches LanceDB
+    shutil.rmtree(uri / "cold.lance")
+
+    with pytest.raises(StorageError) as failed:
+        operation(table)
+
+    assert_storage_error_naming(failed, "cold", uri)
+
+
+STORE_CALLS: dict[str, Callable[[Store, Record], Any]] = {
+    "get": lambda store, record: store.get([record.id]),
+    "find_hashes": lambda store, record: store.find_hashes(["0" * 32]),
+    "count": lambda store, record: store.count(),
+    "search_cold": lambda store, record: store.search_cold(np.stack([VECTOR]), "x", 3, None),
+    "cold_rows": lambda store, record: store.cold_rows([record.id]),
+    "lifecycle_rows": lambda store, record: store.lifecycle_rows([record.id]),
+    "add": lambda store, record: store.add([]) or store.add([_row("fedcba987654")]),
+    "restore": lambda store, record: store.restore([_row("fedcba987654")]),
+    "update": lambda store, record: store.update([record], {"protected": True}),
+    "move": lambda store, record: store.move([Move(T0, record.id, "warm", "cold", "test")]),
+    "delete": lambda store, record: store.delete(record),
+    "after_write": lambda store, record: store.after_write(99, 100),
+    "compact": lambda store, record: store.compact(),
+    "overwrite": lambda store, record: store.overwrite(
+        Tier.WARM, iter(_rows("0123456789ab", dim=5).to_batches()), "other/model", 4
+    ),  # vectors of the wrong size
+    "versions": lambda store, record: store.versions(),
+    "recover": lambda store, record: (
+        store.ledger.begin_moves([Move(T0, record.id, "warm", "cold", "test")]) or store.recover()
+    ),
+}
 
 
 @pytest.mark.parametrize("operation", STORE_CALLS.values(), ids=list(STORE_CALLS))
-def test_every_lancedb_write_and_read_maps_a_backend_error_to_a_storage_error_naming_the_store(
-    tmp_path: Path, embedder: FastEmbedder, operation: Callable[[Store, str], Any]
+def test_every_store_read_and_write_maps_a_backend_error_to_a_storage_error_naming_the_table(
+    tmp_path: Path, operation: Callable[[Store, Record], Any]
 ) -> None:
     folder = tmp_path / "ns"
-    rid = next(iter(seeded(folder, embedder)))
-    store = Store(folder, embedder.name, embedder.dim)
-    shutil.rmtree(folder / "lance" / "memories.lance")  # a real failure underneath an open table
+    ledger = Ledger(folder / "ledger.sqlite")
+    store = Store(folder, "test/dim-4", 4, ledger)
+    try:
+        store.add([_row("0123456789ab"), _row("00000000000a")])
+        record = store.get(["0123456789ab"])["0123456789ab"]
+        store.move([Move(T0, "00000000000a", "warm", "cold", "test")])
+        store.compact()
+        reopened = Store(folder, "test/dim-4", 4, ledger)  # nothing read yet: the warm tier is not in memory
+        for name in ("warm", "cold"):
+            shutil.rmtree(folder / "lance" / f"{name}.lance")
 
-    with pytest.raises(StorageError) as failed:
-        operation(store, rid)
+        with pytest.raises(StorageError) as failed:
+            operation(reopened, record)
 
-    message = str(failed.value)
-    assert str(folder / "lance") in message
-    assert ".rs:" not in message  # LanceDB's Rust source locations are cut
-    assert isinstance(failed.value.__cause__, OSError | RuntimeError | ValueError)
+        assert_storage_error_naming(
+            failed, "warm" if "the warm table" in str(failed.value) else "cold", folder / "lance"
+        )
+    finally:
+        store.close()
+        ledger.close()
 
 
 # the disk full
