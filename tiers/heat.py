@@ -29,11 +29,3 @@ def heat(uses: int, repeats: int, last_touch: datetime, now: datetime, rules: He
     """Heat of a record as of `now`; a touch in the future of `now` counts as no age."""
     idle_days = max(0.0, (now - last_touch).total_seconds() / 86_400)
     return (1 + rules.use_weight * uses + rules.repeat_weight * repeats) * 0.5 ** (idle_days / rules.half_life_days)
-
-
-def days_to_demotion(uses: int, repeats: int, rules: HeatRules) -> float:
-    """Days without a touch after which a record with these counts falls under the demotion line."""
-    import math
-
-    start = 1 + rules.use_weight * uses + rules.repeat_weight * repeats
-    return rules.half_life_days * math.log2(start / rules.demote_below)

@@ -135,7 +135,8 @@ def serving_lock(folder: Path, exclusive: bool = False) -> Iterator[None]:
             fcntl.flock(handle.fileno(), (fcntl.LOCK_EX | fcntl.LOCK_NB) if exclusive else fcntl.LOCK_SH)
         except BlockingIOError:
             raise StorageError(
-                f"a memtiers server is using {folder}; stop it (quit the hosts that started it) and run this again"
+                f"a memtiers server (or another reembed) is using {folder}; stop it (quit the hosts that started "
+                "it) and run this again"
             ) from None
         try:
             yield

@@ -98,7 +98,7 @@ def test_reembed_while_a_server_in_another_process_holds_the_folder_is_refused_a
     ) as server:
         assert server.stdin is not None and server.stdout is not None
         assert server.stdout.readline().strip() == "serving"
-        with pytest.raises(StorageError, match=f"a memtiers server is using {folder}; stop it"):
+        with pytest.raises(StorageError, match=r"a memtiers server \(or another reembed\) is using"):
             reembed(folder, LetterEmbedder())
         server.stdin.close()  # the server stops
         assert server.wait(timeout=30) == 0
@@ -152,6 +152,7 @@ def test_an_interrupted_reembed_resumes_without_duplicates_and_ends_with_every_i
     stored = memory.remember([MemoryIn(content=f"garden note {i}: the roses by wall {i}") for i in range(40)], NOW)
     with memory.parts.locked():
         memory.store.move([Move(NOW, s.id, "warm", "cold", "test") for s in stored[30:]])
+    memory.store.compact()  # as a sweep does: opening the store later then has nothing to finish
     memory.close()
     before = stored_ids(folder)
 
