@@ -248,7 +248,7 @@ def test_a_corrupt_store_json_is_a_storage_error_naming_the_file_and_is_left_as_
     meta.write_text(body)
     memory = Memory(folder, embedder)
     try:
-        with pytest.raises(StorageError, match=f"{meta}.*corrupt.*restore it"):
+        with pytest.raises(StorageError, match=f"{meta}.*corrupt.*Restore it"):
             memory.remember([MemoryIn(content="the gate code changed")], T0)
         with pytest.raises(StorageError, match=str(meta)):
             memory.recall("gate code", T0)
