@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -11,6 +12,8 @@ from typing import Any
 import lancedb
 from mcp import Client
 from mcp_types import CallToolResult, TextContent
+
+from tiers.heat import HeatRules
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
@@ -63,3 +66,9 @@ def files_containing(folder: Path, word: str) -> list[str]:
         for path in folder.rglob("*")
         if path.is_file() and needle in path.read_bytes().lower()
     )
+
+
+def days_to_demotion(uses: int, repeats: int, rules: HeatRules) -> float:
+    """Days without a touch after which a record with these counts falls under the demotion line."""
+    start = 1 + rules.use_weight * uses + rules.repeat_weight * repeats
+    return rules.half_life_days * math.log2(start / rules.demote_below)

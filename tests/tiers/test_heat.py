@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from tests.helpers import T0
+from tests.helpers import T0, days_to_demotion
 from tiers.heat import HeatRules, heat
 
 RULES = HeatRules()
@@ -47,9 +47,3 @@ def test_each_use_buys_a_record_more_days_before_demotion() -> None:
     assert spans == sorted(spans)
     assert len(set(spans)) == 5
     assert days_to_demotion(0, 1, RULES) == days_to_demotion(2, 0, RULES)
-
-
-def days_to_demotion(uses: int, repeats: int, rules: HeatRules) -> float:
-    """Days without a touch after which a record with these counts falls under the demotion line."""
-    start = 1 + rules.use_weight * uses + rules.repeat_weight * repeats
-    return rules.half_life_days * math.log2(start / rules.demote_below)

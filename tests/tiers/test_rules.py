@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from tiers.heat import HeatRules, days_to_demotion, heat
+from tests.helpers import days_to_demotion
+from tiers.heat import HeatRules, heat
 from tiers.hot import Entry
 from tiers.ledger import Usage
 from tiers.records import Tier
