@@ -127,7 +127,8 @@ def _offline(args: argparse.Namespace, settings: Settings) -> int:
             _import(memory, args.file, args.fmt)
         elif args.command == "sweep":
             at = parse_time(args.at, "--at") if args.at else datetime.now(UTC)
-            report = memory.sweep(at, dry_run=args.dry_run)
+            with _progress("sweeping") as progress:
+                report = memory.sweep(at, dry_run=args.dry_run, progress=progress)
             verb = "would move" if report.dry_run else "moved"
             print(f"sweep as of {iso(at)}: {verb} {len(report.moves)}")
             for planned in report.moves:

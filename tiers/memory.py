@@ -138,8 +138,10 @@ class Memory:
     def plan(self, now: datetime) -> Plan:
         return self._moves.plan(now)
 
-    def sweep(self, now: datetime, dry_run: bool = False) -> SweepReport:
-        return self._moves.sweep(now, dry_run)
+    def sweep(
+        self, now: datetime, dry_run: bool = False, progress: Callable[[int, int], None] | None = None
+    ) -> SweepReport:
+        return self._moves.sweep(now, dry_run, progress)
 
     def moves(self, rid: str | None = None, limit: int = 100) -> list[Move]:
         """The move log, newest first: all of it, or one record's (with the profile entries it stated) or one key's."""

@@ -7,6 +7,7 @@ recalled a moment before is counted as used, and a value it just set is not idle
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
@@ -20,6 +21,8 @@ from tiers.rules import Plan, plan_sweep, record_heat
 from tiers.store import check_id
 
 log = logging.getLogger(__name__)
+Progress = Callable[[int, int], None]
+MOVE_BATCH = 5_000  # records moved per write: a sweep of a large store reports progress as it goes
 
 
 class Moves:
@@ -123,12 +126,15 @@ class Moves:
         rows = parts.store.lifecycle_rows(hot_enough)
         return plan_sweep(rows, usage, parts.hot.entries(), now, rules)
 
-    def sweep(self, now: datetime, dry_run: bool = False) -> SweepReport:
-        """One pass of the timer as of `now`: demote stale records, re-warm hot ones, propose candidates."""
+    def sweep(self, now: datetime, dry_run: bool = False, progress: Progress | None = None) -> SweepReport:
+        """One pass of the timer as of `now`: demote stale records, re-warm hot ones, propose candidates.
+
+        `progress` is told (records moved, records to move) after each batch of moves.
+        """
         with self.parts.locked():
             plan = self.plan(now)
             if not dry_run:
-                self._apply(plan, now)
+                self._apply(plan, now, progress)
         if not dry_run and any(m.src is not Tier.HOT for m in plan.moves):
             # Outside the write lock: folding a sweep's rows into the cold indexes must not hold up remember.
             # It is upkeep: if another process's write wins a conflict, the next sweep compacts instead.
@@ -138,13 +144,14 @@ class Moves:
                 log.warning("compaction after the sweep deferred: %s", exc)
         return SweepReport(now, dry_run, plan.moves, plan.hot_candidates)
 
-    def _apply(self, plan: Plan, now: datetime) -> None:
+    def _apply(self, plan: Plan, now: datetime, progress: Progress | None = None) -> None:
         parts = self.parts
         record_moves = [m for m in plan.moves if m.src is not Tier.HOT]
-        if record_moves:
-            parts.store.move(
-                [Move(now, m.rid, m.src.value, m.dst.value, m.rule, heat=round(m.heat, 4)) for m in record_moves]
-            )
+        for start in range(0, len(record_moves), MOVE_BATCH):
+            batch = record_moves[start : start + MOVE_BATCH]
+            parts.store.move([Move(now, m.rid, m.src.value, m.dst.value, m.rule, heat=round(m.heat, 4)) for m in batch])
+            if progress is not None:
+                progress(start + len(batch), len(record_moves))
         idle = {m.key: round(m.heat, 4) for m in plan.moves if m.src is Tier.HOT and m.key}
         if idle:
             with parts.hot.editing() as entries:

@@ -207,3 +207,19 @@ def test_promote_brings_a_cold_record_back_warm_with_every_field_and_the_timer_s
         ("warm", "cold", "heat"),
     ]
     assert (count_rows(memory.folder, "warm"), count_rows(memory.folder, "cold")) == (0, 1)
+
+
+def test_a_sweep_moves_in_batches_and_reports_its_progress_after_each(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tiers.moves
+
+    monkeypatch.setattr(tiers.moves, "MOVE_BATCH", 2)
+    memory.remember([MemoryIn(content=f"passing remark number {i}", kind=Kind.NOTE) for i in range(5)], T0)
+    seen: list[tuple[int, int]] = []
+
+    report = memory.sweep(T0 + timedelta(days=120), progress=lambda done, total: seen.append((done, total)))
+
+    assert len(report.moves) == 5
+    assert seen == [(2, 5), (4, 5), (5, 5)]
+    assert count_rows(memory.folder, "cold") == 5
