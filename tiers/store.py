@@ -307,10 +307,6 @@ class Store:
             vectors,
         )
 
-    def search_cold(self, vectors: np.ndarray, terms: str, k: int, where: str | None) -> list[Candidate]:
-        """The cold records nearest the query by meaning and best by words."""
-        return self.start_cold_search(vectors, terms, k, where).result()
-
     def cold_rows(self, ids: Sequence[str]) -> list[Row]:
         return rows_of(self.cold_table.get(list(ids), _HIT_COLUMNS)) if ids else []
 

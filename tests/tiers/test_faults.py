@@ -214,7 +214,7 @@ STORE_CALLS: dict[str, Callable[[Store, Record], Any]] = {
     "get": lambda store, record: store.get([record.id]),
     "find_hashes": lambda store, record: store.find_hashes(["0" * 32]),
     "count": lambda store, record: store.count(),
-    "search_cold": lambda store, record: store.search_cold(np.stack([VECTOR]), "x", 3, None),
+    "start_cold_search": lambda store, record: store.start_cold_search(np.stack([VECTOR]), "x", 3, None).result(),
     "cold_rows": lambda store, record: store.cold_rows([record.id]),
     "lifecycle_rows": lambda store, record: store.lifecycle_rows([record.id]),
     "add": lambda store, record: store.add([]) or store.add([_row("fedcba987654")]),

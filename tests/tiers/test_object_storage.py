@@ -115,7 +115,7 @@ def test_recall_reaches_cold_on_s3_by_meaning_and_by_words_with_default_tiers_an
     assert by_default.hits[0].record.tier is Tier.COLD
     assert cold_only.hits[0].record.id == zeppelin
     query = "zeppelin doormat"
-    hits = memory.store.search_cold(memory.embedder.embed([query]), " ".join(words(query)), 10, None)
+    hits = memory.store.start_cold_search(memory.embedder.embed([query]), " ".join(words(query)), 10, None).result()
     scored = {candidate.id: candidate.words for candidate in hits}
     assert scored[zeppelin] > 0  # found by the full-text index on S3, not only by meaning
     assert scored.get(staging, 0.0) == 0.0
