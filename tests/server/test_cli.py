@@ -16,15 +16,6 @@ from tiers.records import MemoryIn, Tier
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    monkeypatch.setenv("MEMTIERS_HOME", str(home))
-    for name in ("MEMTIERS_NAMESPACE", "MEMTIERS_HOT_CAP_TOKENS", "MEMTIERS_EMBED_MODEL", "MEMTIERS_SWEEP_INTERVAL"):
-        monkeypatch.delenv(name, raising=False)
-    return home
-
-
-@pytest.fixture
 def seeded(home: Path, embedder: FastEmbedder) -> dict[str, str]:
     """A stale note and a durable fact, both stored on 2026-01-05."""
     settings = Settings.from_env({"MEMTIERS_HOME": str(home)})

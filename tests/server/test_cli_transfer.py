@@ -18,15 +18,6 @@ SAMPLES = Path(__file__).parent.parent / "tiers" / "samples"
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    monkeypatch.setenv("MEMTIERS_HOME", str(home))
-    for name in ("MEMTIERS_NAMESPACE", "MEMTIERS_HOT_CAP_TOKENS", "MEMTIERS_EMBED_MODEL", "MEMTIERS_SWEEP_INTERVAL"):
-        monkeypatch.delenv(name, raising=False)
-    return home
-
-
-@pytest.fixture
 def seeded(home: Path, embedder: FastEmbedder) -> Path:
     settings = Settings.from_env({"MEMTIERS_HOME": str(home)})
     memory = Memory(settings.folder, embedder, settings.memory)
