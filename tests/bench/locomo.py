@@ -41,6 +41,7 @@ from tiers.memory import Memory, MemorySettings
 from tiers.records import MemoryIn, Tier
 
 BUDGETS = (256, 512, 1024, 2048)
+HALVES = {"0-3": range(0, 4), "4-6": range(4, 7)}  # tune on the first, confirm on the second
 TOP_K = (5, 10)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 BUDGET_LIMIT = 50  # the recall tool's default limit when max_tokens is given
@@ -76,6 +77,11 @@ class Tally:
         hit = len(question.evidence & found)
         self.all[(system, setting, question.category)] += float(hit == len(question.evidence))
         self.frac[(system, setting, question.category)] += hit / len(question.evidence)
+
+    def merge(self, other: Tally) -> None:
+        for mine, theirs in ((self.all, other.all), (self.frac, other.frac), (self.count, other.count)):
+            for key, value in theirs.items():
+                mine[key] += value  # type: ignore[index,assignment]
 
     def score(self, metric: str, system: str, setting: str, category: int | None) -> float:
         sums = self.all if metric == "all" else self.frac
@@ -305,11 +311,17 @@ def main(argv: list[str] | None = None) -> int:
     recall_settings = ranking.RecallSettings().without(*args.off)
     settings = MemorySettings(recall=recall_settings)
     tally, after = Tally(), Tally()
+    halves = {half: (Tally(), Tally()) for half in HALVES}
     latencies: dict[str, list[float]] = {"warm": [], "swept": [], HAYSTACK: []}
     started = time.perf_counter()
     infos = []
-    for sample in data:
-        info = run_conversation(sample, embedder, settings, tally, after, latencies, not args.no_sweep, haystack)
+    for number, sample in enumerate(data):
+        mine, mine_after = Tally(), Tally()
+        info = run_conversation(sample, embedder, settings, mine, mine_after, latencies, not args.no_sweep, haystack)
+        half = next(h for h, members in HALVES.items() if number in members)
+        for whole, swept in (halves[half], (tally, after)):
+            whole.merge(mine)
+            swept.merge(mine_after)
         infos.append(info)
         print(f"# {info}", file=sys.stderr, flush=True)
     elapsed = time.perf_counter() - started
@@ -329,6 +341,7 @@ def main(argv: list[str] | None = None) -> int:
         f"recall latency (model loaded, {len(latencies['warm'])} calls): "
         f"p50 {percentile(latencies['warm'], 50):.1f} ms, p99 {percentile(latencies['warm'], 99):.1f} ms",
     ]
+    out += ["", *halves_lines(halves, not args.no_sweep)]
     if not args.no_sweep:
         cold = sum(i["cold"] for i in infos)
         total = cold + sum(i["warm"] for i in infos)
@@ -347,6 +360,19 @@ def main(argv: list[str] | None = None) -> int:
         out += ["", *haystack_lines(tally, args.haystack, latencies[HAYSTACK])]
     print("\n".join(out))
     return 0
+
+
+def halves_lines(halves: dict[str, tuple[Tally, Tally]], swept: bool) -> list[str]:
+    """recall_all at 1,024 tokens on each half: tune on conversations 0-3, confirm on 4-6."""
+    lines = ["| recall_all at 1024 tok | " + " | ".join(f"conversations {h}" for h in halves) + " |"]
+    lines.append("| --- |" + " --- |" * len(halves))
+    rows = [("memtiers", 0, "memtiers"), ("BM25", 0, "BM25"), ("vector", 0, "vector")]
+    if swept:
+        rows.append(("memtiers after the sweep", 1, "memtiers"))
+    for name, which, system in rows:
+        cells = [f"{pair[which].score('all', system, '1024 tok', None):.3f}" for pair in halves.values()]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def haystack_lines(tally: Tally, size: int, latencies: list[float]) -> list[str]:
