@@ -42,6 +42,10 @@ _SCHEMA = [
         rid TEXT PRIMARY KEY, at REAL NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL, rule TEXT NOT NULL,
         heat REAL);
     """,
+    # migration 4: which tier's index a change concerns (NULL: both), so a write to warm costs cold nothing
+    """
+    ALTER TABLE changes ADD COLUMN tier TEXT;
+    """,
 ]
 # The change feed keeps this many entries; a process that fell further behind reloads the warm tier.
 CHANGES_KEPT = 100_000
@@ -199,29 +203,34 @@ class Ledger:
             except sqlite3.Error as exc:
                 raise StorageError(f"ledger checkpoint failed: {exc}") from exc
 
-    # the warm tier's change feed
+    # the change feed the in-memory indexes of every process follow
 
-    def changed(self, rids: Iterable[str]) -> int:
-        """Note that these records changed in the warm tier; the feed's newest position."""
-        rows = [(rid,) for rid in dict.fromkeys(rids)]
+    def changed(self, rids: Iterable[str], tier: str | None = None) -> int:
+        """Note that these records changed in `tier` (None: in both, or either); the feed's newest position."""
+        rows = [(rid, tier) for rid in dict.fromkeys(rids)]
         with self._tx() as db:
             if rows:
-                db.executemany("INSERT INTO changes(rid) VALUES (?)", rows)
+                db.executemany("INSERT INTO changes(rid, tier) VALUES (?, ?)", rows)
             return int(db.execute("SELECT COALESCE(MAX(seq), 0) FROM changes").fetchone()[0])
 
     def last_change(self) -> int:
         with self._reading() as db:
             return int(db.execute("SELECT COALESCE(MAX(seq), 0) FROM changes").fetchone()[0])
 
-    def changes_since(self, seq: int) -> tuple[int, set[str] | None]:
-        """The feed's newest position and the records changed after `seq` (None: too far behind to say)."""
+    def changes_since(self, seq: int, tier: str | None = None) -> tuple[int, set[str] | None]:
+        """The feed's newest position and the records changed after `seq` (None: too far behind to say).
+
+        With `tier`, only the changes that concern that tier's index.
+        """
         with self._reading() as db:
             oldest, newest = db.execute("SELECT COALESCE(MIN(seq), 0), COALESCE(MAX(seq), 0) FROM changes").fetchone()
             if newest <= seq:
                 return int(newest), set()
             if seq < oldest - 1:
                 return int(newest), None
-            rows = db.execute("SELECT DISTINCT rid FROM changes WHERE seq > ? AND seq <= ?", (seq, newest))
+            which = "" if tier is None else " AND (tier IS NULL OR tier = ?)"
+            wanted = (seq, newest) if tier is None else (seq, newest, tier)
+            rows = db.execute(f"SELECT DISTINCT rid FROM changes WHERE seq > ? AND seq <= ?{which}", wanted)
             return int(newest), {rid for (rid,) in rows}
 
     def trim_changes(self) -> None:

@@ -133,6 +133,9 @@ class Pool:
     kind: np.ndarray
     prev: np.ndarray
     next: np.ndarray
+    # The median cosine and median word score of every row in scope, when the pool holds only the rows that
+    # can rank (a large warm tier): None when it holds them all and the medians are its own.
+    medians: tuple[float, float] | None = None
 
 
 def _rrf(scores: np.ndarray, candidates: np.ndarray, k: float) -> np.ndarray:
@@ -144,12 +147,15 @@ def _rrf(scores: np.ndarray, candidates: np.ndarray, k: float) -> np.ndarray:
     return out
 
 
-def _signal(scores: np.ndarray, candidates: np.ndarray, settings: RecallSettings) -> np.ndarray:
+def _signal(
+    scores: np.ndarray, candidates: np.ndarray, settings: RecallSettings, median: float | None = None
+) -> np.ndarray:
     """One ranking's contribution: its reciprocal rank, plus its score scaled from the median to the best."""
     out = _rrf(scores, candidates, settings.rrf_k)
     if settings.score_mix and len(candidates):
         values = scores[candidates].astype(np.float64)
-        low, high = float(np.median(values)), float(values.max())
+        low = float(np.median(values)) if median is None else median
+        high = float(values.max())
         scaled = np.clip((values - low) / max(high - low, 1e-9), 0.0, 1.0)
         out[candidates] += settings.score_mix * scaled / (settings.rrf_k + 1.0)
     return out
@@ -180,8 +186,9 @@ def rank(
     if not len(candidates):
         return []
     cosine, words = pool.cosine, pool.words
-    fused = _signal(cosine, candidates, settings)
-    fused += settings.text_weight * _signal(words, candidates[words[candidates] > 0], settings)
+    medians = pool.medians or (None, None)
+    fused = _signal(cosine, candidates, settings, medians[0])
+    fused += settings.text_weight * _signal(words, candidates[words[candidates] > 0], settings, medians[1])
     top_weight = (1.0 + settings.text_weight) * (1.0 + settings.score_mix)
     fused *= settings.rrf_k + 1.0
     fused /= top_weight

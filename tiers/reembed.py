@@ -45,7 +45,7 @@ def reembed(
         read_lock = folder / "read.lock"
         places = ((Tier.WARM, local, local_uri), (Tier.COLD, cold_db, cold_uri or local_uri))
         olds = {
-            tier: Table(db, names[tier.value], int(meta["dim"]), uri, read_lock, text_index=False, vector_index=False)
+            tier: Table(db, names[tier.value], int(meta["dim"]), uri, read_lock, indexed=False)
             for tier, db, uri in places
         }
         versions = {tier.value: old.version() for tier, old in olds.items()}
@@ -72,7 +72,7 @@ def reembed(
             old = olds[tier]
             cold = tier is Tier.COLD
             name = f"{tier.value}_{generation}"
-            new = Table(db, name, embedder.dim, uri, read_lock, text_index=cold, vector_index=cold)
+            new = Table(db, name, embedder.dim, uri, read_lock, indexed=cold)
             tables[tier] = (old, new)
         total = sum(old.count() for old, _ in tables.values())
         done = 0

@@ -8,6 +8,7 @@ after the best cold hits are fetched so they can be lent a share of their score 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -19,12 +20,16 @@ from tiers.hot import Entry
 from tiers.parts import Parts
 from tiers.records import Record, Tier
 from tiers.rules import hot_rid
-from tiers.store import Candidate, PendingCold, where_clause
+from tiers.store import Candidate, ColdHits, cold_scope
 from tiers.terms import words
 from tiers.timeparse import as_utc
 from tiers.warm import Row, Scope, WarmIndex
 
 PROFILE_MATCH = 0.35
+POOL_ALL_UP_TO = 20_000  # warm rows every query ranks in full; past this, only those that can rank
+# Past POOL_ALL_UP_TO: warm rows taken by meaning, by words and among durable facts. At least recall's DEPTH,
+# so every rank that counts in the fusion is the rank among all warm rows.
+WARM_DEPTH = 1_000
 COLD_DEPTH = 200  # cold rows each cold search returns to the pool (LoCoMo after a sweep: 100 lost 0.6 points)
 
 
@@ -93,29 +98,28 @@ class Search:
         parts = self.parts
         settings = parts.settings.recall
         store = parts.store
-        cold: PendingCold | None = None
+        cold: Future[ColdHits] | None = None
         if Tier.COLD in query.tiers:
-            where = where_clause(query.tags, query.since, query.until)
-            depth = max(COLD_DEPTH, 2 * limit)
-            cold = store.start_cold_search(query.vectors, " ".join(query.terms), depth, where)
+            scope = cold_scope(query.tags, query.since, query.until)
+            cold = store.start_cold_search(query.vectors, query.terms, max(COLD_DEPTH, 2 * limit), scope)
         kinds = ranking.asked_kinds(
             parts.vectors_of(list(ranking.KIND_NAMES.values())), query.vectors, settings.kind_match
         )
         with store.warm() as index:
-            warm = _WarmPart(index, query, Tier.WARM in query.tiers)
+            warm = _WarmPart(index, query, Tier.WARM in query.tiers, settings.reach)
             pool = _PoolBuilder(warm, index, query)
-            pool.add_candidates(cold.result() if cold is not None else [])
+            hits = cold.result() if cold is not None else None
+            pool.add_candidates(hits.candidates if hits is not None else [])
             found = ranking.rank(pool.build(), query.text, settings, limit, query.default, kinds)
-            # One read of the cold records that rank, with the neighbours they lend to: the rest stay unread.
+            # The best cold hits' neighbours join from the cold index, to be lent their score; then one read
+            # of the cold records that rank: the rest stay unread.
             missing = pool.missing_neighbours([i for i, _, _ in found], settings.reach)
-            wanted = pool.unread([i for i, _, _ in found]) + missing
+            if missing and hits is not None:
+                pool.add_candidates(store.cold_lookup(hits, missing))
+                found = ranking.rank(pool.build(), query.text, settings, limit, query.default, kinds)
+            wanted = pool.unread([i for i, _, _ in found])
             if wanted:
                 pool.add_rows(store.cold_rows(wanted))  # fewer than asked when one was forgotten meanwhile
-                if missing:
-                    found = ranking.rank(pool.build(), query.text, settings, limit, query.default, kinds)
-                    late = pool.unread([i for i, _, _ in found])
-                    if late:
-                        pool.add_rows(store.cold_rows(late))
             return [
                 ranking.Ranked(pool.record(i), score, similarity) for i, score, similarity in found if pool.readable(i)
             ]
@@ -136,24 +140,66 @@ class Search:
 
 
 class _WarmPart:
-    """The warm tier's share of a pool: its scores for the query, computed once."""
+    """The warm tier's share of a pool: its scores for the query, computed once.
 
-    def __init__(self, index: WarmIndex, query: Query, searched: bool) -> None:
+    Up to POOL_ALL_UP_TO warm rows every one joins the pool; past it only those that can rank: the best
+    WARM_DEPTH by meaning, by words and among the durable facts, and the neighbours they lend to.
+    """
+
+    def __init__(self, index: WarmIndex, query: Query, searched: bool, reach: int) -> None:
         size = index.size
-        self.size = size
         if not searched or not size:
             self.mask = np.zeros(size, dtype=bool)
             self.cosine = np.zeros(size, dtype=np.float32)
             self.words = np.zeros(size, dtype=np.float32)
-            return
-        scope = Scope(query.tags, _micros(query.since), _micros(query.until))
-        self.mask = index.mask(scope)
-        self.cosine = index.cosine(query.vectors)
-        self.words = index.bm25(query.terms)
+        else:
+            scope = Scope(query.tags, _micros(query.since), _micros(query.until))
+            self.mask = index.mask(scope)
+            self.cosine = index.cosine(query.vectors)
+            self.words = index.bm25(query.terms)
+        self.chosen: np.ndarray | None = None  # warm positions in the pool, in pool order; None: all of them
+        self.scored: tuple[np.ndarray, np.ndarray] | None = None  # every warm row's scores, where not all join
+        if searched and index.live > POOL_ALL_UP_TO:
+            self._choose(index, reach)
+        self.size = size if self.chosen is None else len(self.chosen)
+        self.where = np.arange(size) if self.chosen is None else np.full(size, -1, dtype=np.int64)
+        if self.chosen is not None:
+            self.where[self.chosen] = np.arange(len(self.chosen))
+
+    def _choose(self, index: WarmIndex, reach: int) -> None:
+        inside = np.flatnonzero(self.mask)
+        worded = inside[self.words[inside] > 0]
+        durable = inside[index.durable[: index.size][inside]]
+        picked = [_top(self.cosine, inside), _top(self.words, worded), _top(self.cosine, durable)]
+        rows = np.unique(np.concatenate(picked))
+        found = [rows]
+        for links in (index.prev, index.next):
+            at = rows
+            for _ in range(reach):
+                at = links[at]
+                at = at[at >= 0]
+                found.append(at)
+        chosen = np.unique(np.concatenate(found))
+        self.chosen = chosen[self.mask[chosen]]
+        self.scored = (self.cosine[inside], self.words[worded])
+
+    def take(self, values: np.ndarray) -> np.ndarray:
+        """A warm array (by warm position) in pool order."""
+        size = len(self.mask)
+        return values[:size] if self.chosen is None else values[self.chosen]
+
+    def position(self, pool_position: int) -> int:
+        return pool_position if self.chosen is None else int(self.chosen[pool_position])
+
+
+def _top(scores: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    if len(rows) <= WARM_DEPTH:
+        return rows
+    return rows[np.argpartition(-scores[rows], WARM_DEPTH)[:WARM_DEPTH]]
 
 
 class _PoolBuilder:
-    """Warm rows by their index position, then cold candidates after them, as ranking arrays."""
+    """Warm rows in pool order (all, or those that can rank), then cold candidates after them, as ranking arrays."""
 
     def __init__(self, warm: _WarmPart, index: WarmIndex, query: Query) -> None:
         self.warm = warm
@@ -184,25 +230,45 @@ class _PoolBuilder:
         self.add_candidates(new)
 
     def build(self) -> ranking.Pool:
-        size = self.warm.size
+        warm = self.warm
+        size = warm.size
         index = self.index
         n = len(self.cold)
-        prev = np.concatenate([index.prev[:size], np.full(n, -1, dtype=np.int64)])
-        nxt = np.concatenate([index.next[:size], np.full(n, -1, dtype=np.int64)])
+        prev = np.concatenate([self._linked(index.prev), np.full(n, -1, dtype=np.int64)])
+        nxt = np.concatenate([self._linked(index.next), np.full(n, -1, dtype=np.int64)])
         for offset, candidate in enumerate(self.cold):
             at = size + offset
             prev[at] = self._at(candidate.before)
             nxt[at] = self._at(candidate.after)
+        cold_cosine = np.asarray([c.cosine for c in self.cold], np.float32)
+        cold_words = np.asarray([c.words for c in self.cold], np.float32)
+        medians = None
+        if warm.scored is not None:  # the medians as if every warm row in scope were in the pool
+            cosine, words = warm.scored
+            every_word = np.concatenate([words, cold_words[cold_words > 0]])
+            medians = (
+                float(np.median(np.concatenate([cosine, cold_cosine]))),
+                float(np.median(every_word)) if len(every_word) else 0.0,
+            )
         return ranking.Pool(
-            cosine=np.concatenate([self.warm.cosine, np.asarray([c.cosine for c in self.cold], np.float32)]),
-            words=np.concatenate([self.warm.words, np.asarray([c.words for c in self.cold], np.float32)]),
-            mask=np.concatenate([self.warm.mask, np.ones(n, dtype=bool)]),
+            cosine=np.concatenate([warm.take(warm.cosine), cold_cosine]),
+            words=np.concatenate([warm.take(warm.words), cold_words]),
+            mask=np.concatenate([warm.take(warm.mask), np.ones(n, dtype=bool)]),
             cold=np.concatenate([np.zeros(size, dtype=bool), np.ones(n, dtype=bool)]),
-            durable=np.concatenate([index.durable[:size], np.asarray([c.durable for c in self.cold], bool)]),
-            kind=np.concatenate([index.kind[:size], np.asarray([c.kind for c in self.cold], "<U12")]),
+            durable=np.concatenate([warm.take(index.durable), np.asarray([c.durable for c in self.cold], bool)]),
+            kind=np.concatenate([warm.take(index.kind), np.asarray([c.kind for c in self.cold], "<U12")]),
             prev=prev,
             next=nxt,
+            medians=medians,
         )
+
+    def _linked(self, links: np.ndarray) -> np.ndarray:
+        """Episode links of the warm rows in the pool, as pool positions (-1 where the neighbour is not in it)."""
+        targets = self.warm.take(links)
+        out = np.full(len(targets), -1, dtype=np.int64)
+        has = targets >= 0
+        out[has] = self.warm.where[targets[has]]
+        return out
 
     def _at(self, links: tuple[str, ...]) -> int:
         """The pool position of the nearest linked record, if it is in the pool (warm or cold)."""
@@ -212,7 +278,7 @@ class _PoolBuilder:
         if rid in self.position:
             return self.position[rid]
         warm = self.index.positions.get(rid, -1)
-        return warm if warm >= 0 and self.warm.mask[warm] else -1
+        return int(self.warm.where[warm]) if warm >= 0 and self.warm.mask[warm] else -1
 
     def missing_neighbours(self, best: Sequence[int], reach: int) -> list[str]:
         """Ids of the cold rows linked to the best cold hits that are not in the pool yet."""
@@ -236,7 +302,7 @@ class _PoolBuilder:
 
     def record(self, position: int) -> Record:
         if position < self.warm.size:
-            return self.index.record(position)
+            return self.index.record(self.warm.position(position))
         return self.records[self.cold[position - self.warm.size].id]
 
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +25,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute
 
+from tiers.cold import COLUMNS as COLD_COLUMNS
+from tiers.cold import Candidate, ColdHits, ColdIndex, ColdScope
 from tiers.embedder import DEFAULT_MODEL
 from tiers.errors import CorruptFile, ModelMismatch
 from tiers.files import read_json_object, write_atomic
 from tiers.ledger import Ledger, Move
 from tiers.records import Record, Tier
-from tiers.tables import RECORD_COLUMNS, Table, check_id, connect, quote, schema
+from tiers.tables import RECORD_COLUMNS, Table, check_id, connect, schema
 from tiers.terms import document_terms
 from tiers.timeparse import as_utc
-from tiers.warm import Row, WarmIndex, rows_of, vectors_of
+from tiers.warm import Row, WarmIndex, rows_of
 
 log = logging.getLogger(__name__)
 
@@ -41,63 +44,7 @@ DEFAULT_DIM = 384  # of the default model: what a damaged store.json is told to 
 _ROW_COLUMNS = [*RECORD_COLUMNS, "hash", "terms", "vector"]
 _HIT_COLUMNS = [*RECORD_COLUMNS, "hash", "vector"]
 
-__all__ = ["Candidate", "PendingCold", "Store", "check_id"]
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A cold record a search found, with only what ranking needs; its full record is read if it ranks."""
-
-    id: str
-    kind: str
-    durable: bool
-    before: tuple[str, ...]
-    after: tuple[str, ...]
-    cosine: float  # by the vector index (exact below VECTOR_INDEX_AT); 0 when found by words only
-    words: float  # BM25 over the stored terms; 0 when found by meaning only
-
-
-_CANDIDATE_COLUMNS = ["id", "kind", "protected", "superseded_by", "before", "after"]
-
-
-class PendingCold:
-    """A cold search under way: its two searches, merged into one list of candidates when asked for."""
-
-    def __init__(
-        self, by_meaning: Future[pa.Table] | None, by_words: Future[pa.Table] | None, vectors: np.ndarray
-    ) -> None:
-        self._by_meaning = by_meaning
-        self._by_words = by_words
-        self._query = np.atleast_2d(vectors).astype(np.float32)
-
-    def result(self) -> list[Candidate]:
-        """Every row either search found, once, with its exact cosine over the query's forms."""
-        if self._by_meaning is None or self._by_words is None:
-            return []
-        by_words = self._by_words.result()
-        words = _scores(by_words, "_score")
-        out: dict[str, Candidate] = {}
-        for table in (self._by_meaning.result(), by_words):
-            if not table.num_rows:
-                continue
-            cosine = (vectors_of(table) @ self._query.T).max(axis=1)
-            for row, similarity in zip(table.select(_CANDIDATE_COLUMNS).to_pylist(), cosine, strict=True):
-                rid = row["id"]
-                if rid not in out:
-                    out[rid] = Candidate(
-                        rid,
-                        row["kind"],
-                        bool(row["protected"]) and not row["superseded_by"],
-                        tuple(row["before"] or ()),
-                        tuple(row["after"] or ()),
-                        float(similarity),
-                        words.get(rid, 0.0),
-                    )
-        return list(out.values())
-
-
-def _scores(table: pa.Table, column: str) -> dict[str, float]:
-    return {rid: float(v) for rid, v in zip(table["id"].to_pylist(), table[column].to_pylist(), strict=True)}
+__all__ = ["Candidate", "ColdHits", "ColdScope", "Store", "check_id"]
 
 
 class Store:
@@ -125,19 +72,17 @@ class Store:
         local_uri = str(folder / "lance")
         local = connect(local_uri)
         names = meta.get("tables", {"warm": "warm", "cold": "cold"})
-        self.warm_table = Table(
-            local, names["warm"], dim, local_uri, self.read_lock, text_index=False, vector_index=False
-        )
+        self.warm_table = Table(local, names["warm"], dim, local_uri, self.read_lock, indexed=False)
         cold_db = connect(cold_uri, storage_options) if cold_uri else local
-        self.cold_table = Table(
-            cold_db, names["cold"], dim, cold_uri or local_uri, self.read_lock, text_index=True, vector_index=True
-        )
+        self.cold_table = Table(cold_db, names["cold"], dim, cold_uri or local_uri, self.read_lock, indexed=True)
         self._legacy = local if "memories" in local.list_tables().tables else None
         self._index: WarmIndex | None = None
         self._seen = 0
         self._guard = threading.RLock()
-        self._searches = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memtiers-cold")
-        self._cold_seen = False
+        self._cold: ColdIndex | None = None
+        self._cold_seen = 0
+        self._cold_guard = threading.RLock()  # taken after `_guard` when both are held, never before
+        self._searches = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memtiers-cold")
 
     def close(self) -> None:
         self._searches.shutdown(wait=False)
@@ -170,8 +115,6 @@ class Store:
             self._migrate_legacy()
         pending = self.ledger.pending_moves()
         if not pending:
-            if self.cold_table.lacks_text_index():  # a sweep cut short after its moves, before its compaction
-                self.compact()
             return
         done, undone = [], []
         for move in pending:
@@ -185,7 +128,7 @@ class Store:
         self.ledger.changed([m.rid for m in pending])
         self.ledger.finish_moves(done, undone)
         log.warning("finished %d tier moves and dropped %d that a crash interrupted", len(done), len(undone))
-        self.compact()  # what the interrupted sweep would have done next: the moved rows join cold's indexes
+        self.compact()  # what the interrupted sweep would have done next
 
     def _migrate_legacy(self) -> None:
         """Copy the rows of the single schema-1 table into the warm and cold tables, then drop it."""
@@ -222,7 +165,7 @@ class Store:
         if self._index is None:
             self._load()
         else:
-            newest, changed = self.ledger.changes_since(self._seen)
+            newest, changed = self.ledger.changes_since(self._seen, Tier.WARM.value)
             if changed is None or "*" in (changed or ()):
                 self._load()
             elif changed:
@@ -244,15 +187,63 @@ class Store:
             index.load(pa.Table.from_batches(batches))
         self._index, self._seen = index, seen
 
-    def _changed(self, rids: Sequence[str], apply: Any) -> None:
-        """Note a change of warm records in the feed and apply it to this process's index."""
-        with self._guard:
-            index = self._synced()
-            before = self._seen
-            newest = self.ledger.changed(rids)
-            apply(index)
-            if newest == before + len(set(rids)):
-                self._seen = newest
+    # the cold tier's index in memory
+
+    @contextmanager
+    def cold(self) -> Iterator[ColdIndex]:
+        """The cold index as every process has written it, held still while the caller reads it."""
+        with self._cold_guard:
+            yield self._cold_synced()
+
+    def _cold_synced(self) -> ColdIndex:
+        if self._cold is None:
+            self._cold_load()
+        else:
+            newest, changed = self.ledger.changes_since(self._cold_seen, Tier.COLD.value)
+            if changed is None or "*" in (changed or ()):
+                self._cold_load()
+            elif changed:
+                assert self._cold is not None
+                rows = self.cold_table.get(sorted(changed), COLD_COLUMNS)
+                self._cold.remove(changed)
+                self._cold.put(rows)
+                self._cold_seen = newest
+            else:
+                self._cold_seen = newest
+        assert self._cold is not None
+        return self._cold
+
+    def _cold_load(self) -> None:
+        seen = self.ledger.last_change()  # read first: a change made during the load is applied after it
+        index = ColdIndex(self.dim)
+        index.load(self.cold_table.scan(COLD_COLUMNS, batch=50_000))
+        self._cold, self._cold_seen = index, seen
+
+    def _changed(
+        self,
+        rids: Sequence[str],
+        tier: Tier | None,
+        warm: Callable[[WarmIndex], Any] | None = None,
+        cold: Callable[[ColdIndex], Any] | None = None,
+    ) -> None:
+        """Note a change of records in the feed (for `tier`'s index; None: both) and apply it to this process's.
+
+        An index given no change to apply, or not loaded yet, picks the change up from the feed when next read.
+        """
+        with self._guard, self._cold_guard:
+            index = self._synced() if warm is not None else None
+            cold_index = self._cold_synced() if cold is not None and self._cold is not None else None
+            warm_before, cold_before = self._seen, self._cold_seen
+            newest = self.ledger.changed(rids, None if tier is None else tier.value)
+            count = len(set(rids))
+            if index is not None and warm is not None:
+                warm(index)
+                if newest == warm_before + count:
+                    self._seen = newest
+            if cold_index is not None and cold is not None:
+                cold(cold_index)
+                if newest == cold_before + count:
+                    self._cold_seen = newest
 
     # reads
 
@@ -293,19 +284,22 @@ class Store:
             return self.cold_table.count()
         return self.count(Tier.WARM) + self.count(Tier.COLD)
 
-    def start_cold_search(self, vectors: np.ndarray, terms: str, k: int, where: str | None) -> PendingCold:
-        """Search the cold tier by meaning and by words, both at once, in the background."""
-        if not self._cold_seen:
-            self._cold_seen = self.cold_table.count() > 0  # once it has rows, the cold tier is searched
-        if not self._cold_seen:
-            return PendingCold(None, None, vectors)
-        table = self.cold_table
-        columns = [*_CANDIDATE_COLUMNS, "vector"]
-        return PendingCold(
-            self._searches.submit(table.vector_search, vectors[0], k, where, columns),
-            self._searches.submit(table.text_search, terms, k, where, columns),
-            vectors,
-        )
+    def start_cold_search(
+        self, vectors: np.ndarray, terms: Sequence[str], k: int, scope: ColdScope
+    ) -> Future[ColdHits] | None:
+        """Search the cold tier's index by meaning and by words in the background; None while cold is empty."""
+        if self._cold is None and not self.cold_table.count():
+            return None  # nothing was ever sent cold: not even the index is loaded
+        return self._searches.submit(self._cold_search, vectors, list(terms), k, scope)
+
+    def _cold_search(self, vectors: np.ndarray, terms: list[str], k: int, scope: ColdScope) -> ColdHits:
+        with self.cold() as index:
+            return index.search(vectors, terms, k, scope)
+
+    def cold_lookup(self, hits: ColdHits, ids: Sequence[str]) -> list[Candidate]:
+        """Candidates for cold ids the search did not find (a hit's neighbours), scored as it scored its own."""
+        with self._cold_guard:
+            return hits.lookup(ids)
 
     def cold_rows(self, ids: Sequence[str]) -> list[Row]:
         return rows_of(self.cold_table.get(list(ids), _HIT_COLUMNS)) if ids else []
@@ -329,7 +323,7 @@ class Store:
         if not rows:
             return
         self.warm_table.add(_table(rows, self.dim))
-        self._changed([r.record.id for r in rows], lambda index: index.put(rows))
+        self._changed([r.record.id for r in rows], Tier.WARM, warm=lambda index: index.put(rows))
 
     def load(self, rows: pa.Table) -> None:
         """Bulk-load rows of the tier schema as they are (a benchmark's fill), each into the table of its tier.
@@ -349,9 +343,13 @@ class Store:
             chosen = [r for r in rows if r.record.tier is tier]
             if not chosen:
                 continue
-            self.table(tier).add(_table(chosen, self.dim))
+            table = _table(chosen, self.dim)
+            self.table(tier).add(table)
+            ids = [r.record.id for r in chosen]
             if tier is Tier.WARM:
-                self._changed([r.record.id for r in chosen], lambda index, c=chosen: index.put(c))
+                self._changed(ids, tier, warm=partial(WarmIndex.put, rows=chosen))
+            else:
+                self._changed(ids, tier, cold=partial(ColdIndex.put, table=table.select(COLD_COLUMNS)))
 
     def update(self, records: Sequence[Record], values: dict[str, Any]) -> None:
         """Set the same field values on these records, wherever they are, one write per tier."""
@@ -362,7 +360,10 @@ class Store:
             self.table(tier).update([r.id for r in chosen], _stored_values(values))
             if tier is Tier.WARM:
                 changed = [replace(r, **values) for r in chosen]
-                self._changed([r.id for r in chosen], lambda index, c=changed: [index.replace_record(r) for r in c])
+                replaced = lambda index, c=changed: [index.replace_record(r) for r in c]  # noqa: E731
+                self._changed([r.id for r in chosen], tier, warm=replaced)
+            else:
+                self._changed([r.id for r in chosen], tier)  # the cold index reads the rows again when next searched
 
     def move(self, moves: Sequence[Move]) -> None:
         """Move records to another tier: copy, then delete where they were; logged when both are done."""
@@ -383,9 +384,12 @@ class Store:
             self.table(src).delete(ids)
             if dst is Tier.WARM:
                 added = rows_of(rows)
-                self._changed(ids, lambda index, a=added: index.put(a))
+                warm, cold = partial(WarmIndex.put, rows=added), partial(ColdIndex.remove, ids=ids)
+                self._changed(ids, None, warm=warm, cold=cold)
             else:
-                self._changed(ids, lambda index, i=ids: index.remove(i))
+                moved = rows.select(COLD_COLUMNS)
+                warm, cold = partial(WarmIndex.remove, ids=ids), partial(ColdIndex.put, table=moved)
+                self._changed(ids, None, warm=warm, cold=cold)
         self.ledger.finish_moves(moves)
 
     def _with_neighbours(self, rows: pa.Table) -> pa.Table:
@@ -405,7 +409,9 @@ class Store:
         table = self.table(record.tier)
         table.delete([record.id])
         if record.tier is Tier.WARM:
-            self._changed([record.id], lambda index: index.remove([record.id]))
+            self._changed([record.id], Tier.WARM, warm=lambda index: index.remove([record.id]))
+        else:
+            self._changed([record.id], Tier.COLD, cold=lambda index: index.remove([record.id]))
         table.compact(scrub=True)
         # A move deletes the row where it was, which only marks it: that table's files still hold its text.
         other = Tier.COLD if record.tier is Tier.WARM else Tier.WARM
@@ -517,17 +523,10 @@ def _lifecycle(record: Record) -> dict[str, Any]:
     }
 
 
-def where_clause(tags: Sequence[str], since: datetime | None, until: datetime | None) -> str | None:
-    """A LanceDB filter for a search scope, or None for everything."""
-    parts = []
-    if tags:
-        parts.append("array_has_any(tags, [" + ",".join(quote(t) for t in tags) + "])")
-    if since is not None:
-        parts.append(f"occurred_at >= {_timestamp(since)}")
-    if until is not None:
-        parts.append(f"occurred_at <= {_timestamp(until)}")
-    return " AND ".join(parts) or None
+def cold_scope(tags: Sequence[str], since: datetime | None, until: datetime | None) -> ColdScope:
+    """What a cold search may return: rows with one of these tags, of a time in this span."""
+    return ColdScope(tuple(tags), _micros(since), _micros(until))
 
 
-def _timestamp(value: datetime) -> str:
-    return f"timestamp '{as_utc(value).strftime('%Y-%m-%dT%H:%M:%S.%f')}'"
+def _micros(value: datetime | None) -> int | None:
+    return None if value is None else int(as_utc(value).timestamp() * 1_000_000)

@@ -18,11 +18,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import lancedb
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from lancedb.index import FTS, BTree, HnswSq
-from lancedb.query import MatchQuery
+from lancedb.index import BTree
 
 from tiers.errors import InvalidInput, StorageError
 from tiers.files import backend_message
@@ -33,8 +31,6 @@ T = TypeVar("T")
 
 _ID = re.compile(r"^[0-9a-f]{12}$")
 _TS = pa.timestamp("us", tz="UTC")
-# Past this many rows a table gets an approximate vector index; below it an exact scan is as fast.
-VECTOR_INDEX_AT = 50_000
 # Rows per data file: forgetting a record rewrites the one file that held it, so files stay small.
 ROWS_PER_FILE = 50_000
 RECORD_COLUMNS = [
@@ -133,16 +129,13 @@ def _advice(where: str, name: str) -> str:
 class Table:
     """The LanceDB table of one tier of one namespace."""
 
-    def __init__(
-        self, db: Any, name: str, dim: int, where: str, read_lock: Path, *, text_index: bool, vector_index: bool
-    ) -> None:
+    def __init__(self, db: Any, name: str, dim: int, where: str, read_lock: Path, *, indexed: bool) -> None:
         self.name = name
         self.dim = dim
         self.where = where
         self.read_lock = read_lock
         self._db = db
-        self._text_index = text_index
-        self._vector_index = vector_index
+        self._indexed_ids = indexed
         try:
             if name in db.list_tables().tables:
                 self._table = db.open_table(name)
@@ -203,29 +196,6 @@ class Table:
                 query = query.where(where)
             yield from query.limit(None).to_batches(batch)
 
-    @_mapped("searching")
-    def vector_search(self, vector: np.ndarray, k: int, where: str | None, columns: Sequence[str]) -> pa.Table:
-        with self._reading():
-            query = self._table.search(vector.astype(np.float32), vector_column_name="vector").distance_type("cosine")
-            if where:
-                query = query.where(where, prefilter=True)
-            return query.select([*columns, "_distance"]).limit(k).to_arrow()
-
-    @_mapped("searching")
-    def text_search(self, terms: str, k: int, where: str | None, columns: Sequence[str]) -> pa.Table:
-        """BM25 over the `terms` column; rows written since the last compaction are searched too."""
-        if not terms.strip():
-            return _empty(self._table.schema, columns, "_score")
-        if not self._has_index("terms"):
-            self._indexed = None  # another process may have made it since
-            if not self._has_index("terms"):
-                return _empty(self._table.schema, columns, "_score")
-        with self._reading():
-            query = self._table.search(MatchQuery(terms, "terms"), query_type="fts")  # type: ignore[call-arg]
-            if where:
-                query = query.where(where, prefilter=True)
-            return query.select([*columns, "_score"]).limit(k).to_arrow()
-
     # writes: callers hold the data folder's write lock
 
     @_mapped("writing to")
@@ -245,10 +215,10 @@ class Table:
 
     @_mapped("compacting")
     def compact(self, scrub: bool = False) -> None:
-        """Merge small files, fold new rows into the indexes, create those now due, drop every older version.
+        """Merge small files, fold new rows into the id and hash indexes, drop every older version.
 
-        `scrub` (after a forget) also rewrites every file that held a deleted row and rebuilds the
-        full-text index, so no file keeps a word of it. The work itself runs beside readers, who keep
+        `scrub` (after a forget) also rewrites every file that held a deleted row, so no file keeps a
+        word of it. The work itself runs beside readers, who keep
         reading the version they opened; only dropping the old versions waits for them to finish,
         holding the read lock exclusive while every reader holds it shared.
         """
@@ -257,34 +227,29 @@ class Table:
             self._table.to_lance().optimize.compact_files(  # pylance: optimize() keeps lightly deleted files
                 target_rows_per_fragment=ROWS_PER_FILE, materialize_deletions_threshold=0.0
             )
-        self._ensure_indexes(rows, rebuild_text=scrub)
+        self._ensure_indexes(rows)
         self._table.optimize()
         with shared_lock(self.read_lock, exclusive=True), warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*cleanup_older_than.*", category=UserWarning)
             self._table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
 
-    def _ensure_indexes(self, rows: int, rebuild_text: bool) -> None:
+    def _ensure_indexes(self, rows: int) -> None:
         if not rows:
             return
-        if self._text_index and (rebuild_text or not self._has_index("terms")):
-            config = FTS(base_tokenizer="whitespace", lower_case=False, stem=False, remove_stop_words=False)
-            self._table.create_index("terms", config=config, replace=True)
-        for column in ("id", "hash") if self._vector_index else ():
+        for index in self._table.list_indices():
+            # The full-text and vector indexes of stores made before the cold tier was searched in memory
+            # (tiers/cold.py): nothing reads them, and each compaction would go on folding rows into them.
+            if any(column in ("terms", "vector") for column in index.columns):
+                self._table.drop_index(index.name)
+        for column in ("id", "hash") if self._indexed_ids else ():
             if not self._has_index(column):
                 self._table.create_index(column, config=BTree(), replace=True)
-        if self._vector_index and rows >= VECTOR_INDEX_AT and not self._has_index("vector"):
-            self._table.create_index("vector", config=HnswSq(distance_type="cosine"), replace=True)
         self._indexed = None
 
     def _has_index(self, column: str) -> bool:
         if self._indexed is None:
             self._indexed = {c for i in self._table.list_indices() for c in i.columns}
         return column in self._indexed
-
-    @_mapped("reading the indexes of")
-    def lacks_text_index(self) -> bool:
-        """True when rows are here but the full-text index that finds them by words is not (yet) built."""
-        return self._text_index and not self._has_index("terms") and self.count() > 0
 
     def refresh(self) -> None:
         """Forget what is known of the indexes (another process may have made them)."""
@@ -334,8 +299,3 @@ def _concat(parts: list[pa.Table], full: pa.Schema, columns: Sequence[str] | Non
         return pa.concat_tables(parts) if len(parts) > 1 else parts[0]
     wanted = full if columns is None else pa.schema([full.field(c) for c in columns])
     return wanted.empty_table()
-
-
-def _empty(full: pa.Schema, columns: Sequence[str], score: str) -> pa.Table:
-    fields = [full.field(c) for c in columns] + [pa.field(score, pa.float32())]
-    return pa.schema(fields).empty_table()

@@ -62,8 +62,8 @@ DAMAGES: dict[str, tuple[str, Callable[[bytes], bytes], type[MemtiersError], str
     "warm data file": ("lance/warm.lance/data/*.lance", garble_tail, StorageError, "lance/warm.lance"),
     "cold manifest": ("lance/cold.lance/_versions/*.manifest", garble_tail, StorageError, "lance/cold.lance"),
     "cold data file": ("lance/cold.lance/data/*.lance", garble_tail, StorageError, "lance/cold.lance"),
-    "cold full-text index": ("lance/cold.lance/_indices/*/part_0_invert.lance", garble_tail, StorageError,
-                             "lance/cold.lance"),
+    "cold id or hash index": ("lance/cold.lance/_indices/*/page_data.lance", garble_tail, StorageError,
+                              "lance/cold.lance"),
 }  # fmt: skip
 
 CALLS: dict[str, Callable[[Memory], Any]] = {
@@ -86,10 +86,12 @@ def test_a_damaged_file_is_a_readable_error_naming_it_and_is_never_written_to(
     pattern, garble, error, named = damage
     folder = tmp_path / "ns"
     shutil.copytree(template[0], folder)
-    [path] = folder.glob(pattern)
-    original = path.read_bytes()
-    path.write_bytes(garble(original))
-    damaged = path.read_bytes()
+    paths = sorted(folder.glob(pattern))  # cold's two BTree indexes (id, hash) are both damaged
+    assert paths, pattern
+    originals = [path.read_bytes() for path in paths]
+    for path, original in zip(paths, originals, strict=True):
+        path.write_bytes(garble(original))
+    damaged = [path.read_bytes() for path in paths]
 
     outcomes: dict[str, str] = {}
     try:
@@ -113,9 +115,10 @@ def test_a_damaged_file_is_a_readable_error_naming_it_and_is_never_written_to(
         assert text.startswith(f"{error.__name__}: "), text
         assert str(folder / named) in text, text
         assert "restore" in text.lower() or "move it aside" in text or "fix or move" in text, text
-    assert path.read_bytes() == damaged  # never written to, never replaced
+    assert [path.read_bytes() for path in paths] == damaged  # never written to, never replaced
 
-    path.write_bytes(original)
+    for path, original in zip(paths, originals, strict=True):
+        path.write_bytes(original)
     memory = Memory(folder, embedder)
     try:
         assert {rid: r.content for rid, r in memory.store.get(list(template[1])).items()} == template[1]

@@ -24,7 +24,7 @@ from tiers.ledger import Ledger, Move
 from tiers.memory import Memory
 from tiers.records import Kind, MemoryIn, Record, Tier
 from tiers.reembed import reembed
-from tiers.store import SCHEMA_VERSION, Store, _table, new_row
+from tiers.store import SCHEMA_VERSION, ColdScope, Store, _table, new_row
 from tiers.tables import Table, connect
 from tiers.warm import Row
 
@@ -175,8 +175,6 @@ TABLE_CALLS: dict[str, Callable[[Table], Any]] = {
     "find_hashes": lambda table: table.find_hashes(["0123456789ab"]),
     "scan": lambda table: list(table.scan()),
     "ids": lambda table: table.ids(),
-    "vector_search": lambda table: table.vector_search(VECTOR, 3, None, ["id"]),
-    "text_search": lambda table: table.text_search("x", 3, None, ["id"]),
     "add": lambda table: table.add(_rows("fedcba987654")),
     "delete": lambda table: table.delete(["0123456789ab"]),
     "update": lambda table: table.update(["0123456789ab"], {"protected": True}),
@@ -199,9 +197,9 @@ def test_every_table_method_maps_a_backend_error_to_a_storage_error_naming_the_t
     tmp_path: Path, operation: Callable[[Table], Any]
 ) -> None:
     uri = tmp_path / "lance"
-    table = Table(connect(str(uri)), "cold", 4, str(uri), tmp_path / "read.lock", text_index=True, vector_index=True)
+    table = Table(connect(str(uri)), "cold", 4, str(uri), tmp_path / "read.lock", indexed=True)
     table.add(_rows("0123456789ab", "00000000000a"))
-    table.compact()  # with its full-text index, so text_search reaches LanceDB
+    table.compact()
     shutil.rmtree(uri / "cold.lance")
 
     with pytest.raises(StorageError) as failed:
@@ -210,11 +208,16 @@ def test_every_table_method_maps_a_backend_error_to_a_storage_error_naming_the_t
     assert_storage_error_naming(failed, "cold", uri)
 
 
+def _searched(store: Store) -> Any:
+    pending = store.start_cold_search(np.stack([VECTOR]), ["x"], 3, ColdScope())
+    return pending.result() if pending is not None else None
+
+
 STORE_CALLS: dict[str, Callable[[Store, Record], Any]] = {
     "get": lambda store, record: store.get([record.id]),
     "find_hashes": lambda store, record: store.find_hashes(["0" * 32]),
     "count": lambda store, record: store.count(),
-    "start_cold_search": lambda store, record: store.start_cold_search(np.stack([VECTOR]), "x", 3, None).result(),
+    "start_cold_search": lambda store, record: _searched(store),
     "cold_rows": lambda store, record: store.cold_rows([record.id]),
     "lifecycle_rows": lambda store, record: store.lifecycle_rows([record.id]),
     "add": lambda store, record: store.add([]) or store.add([_row("fedcba987654")]),

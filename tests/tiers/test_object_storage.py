@@ -24,6 +24,7 @@ from tests.s3 import S3Server
 from tiers.embedder import FastEmbedder
 from tiers.memory import Memory, MemorySettings
 from tiers.records import Kind, MemoryIn, Tier
+from tiers.store import ColdScope
 from tiers.terms import words
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -115,9 +116,10 @@ def test_recall_reaches_cold_on_s3_by_meaning_and_by_words_with_default_tiers_an
     assert by_default.hits[0].record.tier is Tier.COLD
     assert cold_only.hits[0].record.id == zeppelin
     query = "zeppelin doormat"
-    hits = memory.store.start_cold_search(memory.embedder.embed([query]), " ".join(words(query)), 10, None).result()
-    scored = {candidate.id: candidate.words for candidate in hits}
-    assert scored[zeppelin] > 0  # found by the full-text index on S3, not only by meaning
+    pending = memory.store.start_cold_search(memory.embedder.embed([query]), words(query), 10, ColdScope())
+    assert pending is not None
+    scored = {candidate.id: candidate.words for candidate in pending.result().candidates}
+    assert scored[zeppelin] > 0  # found by its words, read from S3 into the cold index, not only by meaning
     assert scored.get(staging, 0.0) == 0.0
 
 

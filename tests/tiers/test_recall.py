@@ -56,7 +56,7 @@ def _query(text: str, vector: np.ndarray | list[float], settings: RecallSettings
 def _pool(rows: list[Row], query: Query) -> Pool:
     """The pool a search builds: the warm rows from the index, the cold ones as a cold search returns them."""
     index = _index([r for r in rows if r.record.tier is Tier.WARM])
-    builder = _PoolBuilder(_WarmPart(index, query, True), index, query)
+    builder = _PoolBuilder(_WarmPart(index, query, True, 2), index, query)
     cold = [r for r in rows if r.record.tier is Tier.COLD]
     builder.add_rows(cold)
     return builder.build()

@@ -1,4 +1,4 @@
-"""One tier's LanceDB table: rows in and out, both searches, filters, compaction and scrubbing, mapped errors."""
+"""One tier's LanceDB table: rows in and out, filters, compaction and scrubbing, mapped errors."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -15,16 +14,15 @@ from tests.helpers import T0, files_containing
 from tiers.embedder import FastEmbedder
 from tiers.errors import InvalidInput, StorageError
 from tiers.records import content_hash
-from tiers.store import where_clause
-from tiers.tables import Table, check_id, connect, schema
-from tiers.terms import document_terms, words
+from tiers.tables import Table, check_id, connect, quote, schema
+from tiers.terms import document_terms
 
 DIM = 384
 
 
 def open_table(folder: Path, name: str = "cold") -> Table:
     uri = str(folder / "lance")
-    return Table(connect(uri), name, DIM, uri, folder / "read.lock", text_index=True, vector_index=True)
+    return Table(connect(uri), name, DIM, uri, folder / "read.lock", indexed=True)
 
 
 def rows(embedder: FastEmbedder, texts: Sequence[str], start: int = 0, **fields: Any) -> pa.Table:
@@ -102,52 +100,14 @@ def test_find_hashes_maps_stored_content_hashes_to_their_ids_and_skips_unknown_o
     assert found == {content_hash(GARDEN[2]): rid(2), content_hash(GARDEN[0]): rid(0)}
 
 
-def test_vector_search_ranks_by_meaning_and_keeps_to_its_filter(tmp_path: Path, embedder: FastEmbedder) -> None:
-    table = open_table(tmp_path)
-    table.add(rows(embedder, GARDEN[:2]))
-    table.add(rows(embedder, GARDEN[2:], start=2, tags=["bills"]))
-    query = embedder.embed(["when must the roofer be paid"])[0]
-
-    nearest = table.vector_search(query, 2, None, ["id", "content"])
-    assert contents(nearest)[0] == GARDEN[2]
-    assert nearest["_distance"].to_pylist() == sorted(nearest["_distance"].to_pylist())
-
-    outside = table.vector_search(query, 4, "NOT array_has_any(tags, ['bills'])", ["content"])
-    assert set(contents(outside)) == set(GARDEN[:2])
-
-
-def test_text_search_ranks_the_terms_column_by_bm25_with_a_filter_and_finds_rows_added_after_the_index(
-    tmp_path: Path, embedder: FastEmbedder
-) -> None:
-    table = open_table(tmp_path)
-    table.add(rows(embedder, GARDEN))
-    assert table.text_search("invoic", 5, None, ["content"]).num_rows == 0  # no index yet: nothing, no error
-    table.compact()
-
-    found = table.text_search(" ".join(words("the invoices")), 5, None, ["content", "id"])
-    assert contents(found) == [GARDEN[2]]
-    assert found["_score"].to_pylist()[0] > 0
-
-    later = "a second invoice arrived for the gutter"
-    table.add(rows(embedder, [later], start=10, tags=["gutter"]))
-    both = table.text_search("invoic", 5, None, ["content"])
-    assert set(contents(both)) == {GARDEN[2], later}
-    only = table.text_search("invoic", 5, where_clause(["gutter"], None, None), ["content"])
-    assert contents(only) == [later]
-
-
 def test_a_tag_with_a_quote_is_escaped_and_never_widens_the_filter(tmp_path: Path, embedder: FastEmbedder) -> None:
     table = open_table(tmp_path)
     table.add(rows(embedder, GARDEN[:1], tags=["o'brien"]))
     table.add(rows(embedder, GARDEN[1:], start=1, tags=["other"]))
     table.compact()
-    query = embedder.embed(["tomatoes"])[0]
 
-    quoted = where_clause(["o'brien"], None, None)
-    assert contents(table.vector_search(query, 10, quoted, ["content"])) == [GARDEN[0]]
-    injected = where_clause(["x'] ) OR true OR array_has_any(tags, ['y"], None, None)
-    assert table.vector_search(query, 10, injected, ["content"]).num_rows == 0
-    assert table.text_search("tomato", 10, injected, ["content"]).num_rows == 0
+    assert table.count("array_has_any(tags, [" + quote("o'brien") + "])") == 1
+    injected = "array_has_any(tags, [" + quote("x'] ) OR true OR array_has_any(tags, ['y") + "])"
     assert table.count(injected) == 0
     table.delete(["x') OR true OR id IN ('y"])  # quoted as one id: deletes nothing
     assert table.count() == len(GARDEN)
@@ -164,7 +124,23 @@ def test_compaction_merges_small_writes_and_drops_every_older_version(tmp_path: 
 
     assert table.versions() == 1
     assert table.ids() == {rid(1), rid(2), rid(3)}
-    assert table.text_search("kibbl", 5, None, ["content"])["content"].to_pylist() == [GARDEN[3]]
+    assert table.get([rid(3)], ["content"])["content"].to_pylist() == [GARDEN[3]]
+
+
+def test_compaction_drops_the_full_text_and_vector_indexes_an_older_store_kept_on_its_table(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    from lancedb.index import FTS
+
+    table = open_table(tmp_path)
+    table.add(rows(embedder, GARDEN))
+    table._table.create_index("terms", config=FTS(base_tokenizer="whitespace"))
+    assert {c for i in table._table.list_indices() for c in i.columns} == {"terms"}
+
+    table.compact()
+
+    assert {c for i in table._table.list_indices() for c in i.columns} == {"id", "hash"}
+    assert table.count() == len(GARDEN)
 
 
 def test_scrubbing_after_a_delete_leaves_no_file_of_the_table_holding_the_deleted_text(
@@ -173,9 +149,9 @@ def test_scrubbing_after_a_delete_leaves_no_file_of_the_table_holding_the_delete
     table = open_table(tmp_path)
     secret = "the safe in the attic opens with the word Quagmirezebra"
     table.add(rows(embedder, [*GARDEN, secret]))
-    table.compact()  # the full-text index now holds its terms too
+    table.compact()
     folder = tmp_path / "lance" / "cold.lance"
-    assert files_containing(folder, "quagmirezebra")  # as stored: in the data and the index
+    assert files_containing(folder, "quagmirezebra")  # as stored
     table.delete([rid(len(GARDEN))])
     assert files_containing(folder, "quagmirezebra")  # a plain delete only marks the row
 
@@ -183,8 +159,8 @@ def test_scrubbing_after_a_delete_leaves_no_file_of_the_table_holding_the_delete
 
     assert files_containing(folder, "quagmirezebra") == []
     assert files_containing(folder, "Trondheim")  # what was not deleted is all still there
-    assert table.text_search("trondheim", 5, None, ["content"])["content"].to_pylist() == [GARDEN[1]]
-    assert table.text_search("quagmirezebra", 5, None, ["content"]).num_rows == 0
+    assert table.get([rid(1)], ["content"])["content"].to_pylist() == [GARDEN[1]]
+    assert table.count("terms LIKE '%quagmirezebra%'") == 0
 
 
 def test_scrubbing_after_deleting_the_last_row_leaves_no_index_file_holding_its_text(
@@ -199,7 +175,6 @@ def test_scrubbing_after_deleting_the_last_row_leaves_no_index_file_holding_its_
 
     assert files_containing(tmp_path / "lance", "quagmirezebra") == []
     assert table.count() == 0
-    assert table.text_search("quagmirezebra", 5, None, ["content"]).num_rows == 0
 
 
 def test_lancedb_errors_come_back_as_storage_errors_that_name_the_table(tmp_path: Path, embedder: FastEmbedder) -> None:
@@ -212,14 +187,11 @@ def test_lancedb_errors_come_back_as_storage_errors_that_name_the_table(tmp_path
     calls = {
         "writing to": lambda: table.add(pa.Table.from_pylist(short)),
         "counting": lambda: table.count("no_such_column = 1"),
-        "searching": lambda: table.vector_search(np.ones(DIM), 3, "no_such_column = 1", ["id"]),
         "updating": lambda: table.update([rid(1)], {"no_such_column": 1}),
     }
     for what, call in calls.items():
         with pytest.raises(StorageError, match=f"{what} the cold table in .*lance failed"):
             call()
-    with pytest.raises(StorageError, match="searching the cold table"):
-        table.text_search("tomato", 3, "no_such_column = 1", ["id"])
     with pytest.raises(StorageError, match="reading the cold table"):
         list(table.scan(["id"], where="no_such_column = 1"))
     assert table.count() == len(GARDEN)

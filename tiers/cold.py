@@ -1,0 +1,417 @@
+"""The cold tier's search index in memory: compact codes of every cold record, never its text.
+
+A cold record costs here what finding it needs and no more: its id as a number, one bit per vector
+dimension, the vector in int8 (384 bytes), its BM25 postings, its time, kind and the ids of the
+records stored just before and after it. Its text and fields stay on disk (or object storage) and
+are read only for the records a recall returns.
+
+A query reads the bits of every row (a Hamming distance: XOR and a bit count over a few machine
+words), keeps the nearest few thousand, and ranks those by their int8 cosine; below
+`EXACT_UP_TO` rows every row is ranked by int8 cosine. Words are ranked by BM25 over the postings,
+as the warm tier does. Like the warm index it is kept current row by row from the change feed, so
+no write, move or compaction rebuilds it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from tiers.records import Kind
+from tiers.terms import DATE_TERM_PATTERN, length
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+EXACT_UP_TO = 20_000  # rows ranked by int8 cosine without the bit codes' preselection
+PRESELECT = 4_000  # rows the bit codes keep per query form for the int8 cosine (recall@50 0.99 measured)
+LINKS = 2  # episode neighbours kept on each side
+COLUMNS = ["id", "kind", "protected", "superseded_by", "tags", "occurred_at", "before", "after", "terms", "vector"]
+_NONE = np.uint64(2**64 - 1)  # no neighbour (ids are 48 bits)
+_KINDS = [k.value for k in Kind]
+_HEX = np.full(256, 0, dtype=np.uint64)
+for _i, _c in enumerate(b"0123456789abcdef"):
+    _HEX[_c] = _i
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A cold record a search found, with only what ranking needs; its full record is read if it ranks."""
+
+    id: str
+    kind: str
+    durable: bool
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+    cosine: float  # int8 cosine over the query's forms (0 when the row was not scored by meaning)
+    words: float  # BM25 over the stored terms (0 when none of the query's terms occurs)
+
+
+def id_numbers(ids: pa.Array | Sequence[str]) -> np.ndarray:
+    """12-hex-digit ids as 48-bit numbers, vectorised."""
+    array = pa.array(ids, pa.string()) if not isinstance(ids, pa.Array | pa.ChunkedArray) else ids
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if not len(array):
+        return np.zeros(0, dtype=np.uint64)
+    raw = np.frombuffer(array.cast(pa.binary()).buffers()[2], dtype=np.uint8)
+    offsets = np.frombuffer(array.buffers()[1], dtype=np.int32)[array.offset : array.offset + len(array) + 1]
+    starts = offsets[:-1]
+    digits = raw[starts[:, None] + np.arange(12)]
+    out = np.zeros(len(array), dtype=np.uint64)
+    for column in range(12):
+        out = (out << np.uint64(4)) | _HEX[digits[:, column]]
+    return out
+
+
+def id_text(number: np.uint64 | int) -> str:
+    return f"{int(number):012x}"
+
+
+@dataclass(frozen=True)
+class ColdScope:
+    """Which cold rows a search may return."""
+
+    tags: tuple[str, ...] = ()
+    since_us: int | None = None
+    until_us: int | None = None
+
+
+class ColdIndex:
+    """Codes of the cold records, addressed by position; removed rows leave a dead position."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self.words_per_code = (dim + 63) // 64
+        self.size = 0
+        self.live = 0
+        self.ids = np.zeros(0, dtype=np.uint64)
+        self.alive = np.zeros(0, dtype=bool)
+        self.durable = np.zeros(0, dtype=bool)
+        self.kind = np.zeros(0, dtype=np.int8)
+        self.occurred_us = np.zeros(0, dtype=np.int64)
+        self.bits = np.zeros((self.words_per_code, 0), dtype=np.uint64)
+        self.codes = np.zeros((0, dim), dtype=np.int8)
+        self.scale = np.zeros(0, dtype=np.float32)
+        self.before = np.zeros((0, LINKS), dtype=np.uint64)
+        self.after = np.zeros((0, LINKS), dtype=np.uint64)
+        self.lengths = np.zeros(0, dtype=np.float32)
+        self._length_sum = 0.0
+        self._tags: dict[int, tuple[str, ...]] = {}
+        self._sorted = np.zeros(0, dtype=np.uint64)  # ids of the bulk-loaded rows, sorted, and their positions
+        self._sorted_at = np.zeros(0, dtype=np.int64)
+        self._added: dict[int, int] = {}  # id -> position of rows added after the bulk load
+        self._vocabulary: dict[str, int] = {}
+        self._offsets = np.zeros(1, dtype=np.int64)
+        self._rows = np.zeros(0, dtype=np.int32)
+        self._counts = np.zeros(0, dtype=np.uint8)
+        self._postings: dict[str, tuple[list[int], list[int]]] = {}
+
+    # filling
+
+    def load(self, batches: Iterable[pa.RecordBatch]) -> None:
+        """Fill an empty index from scanned batches of the cold table (COLUMNS), in bulk."""
+        assert self.size == 0, "load fills an empty index"
+        owners, terms, counts = [], [], []
+        for batch in batches:
+            table = pa.Table.from_batches([batch]).combine_chunks()
+            start = self.size
+            self._append(table)
+            owner, term, count = self._tokens(table["terms"], start)
+            owners.append(owner)
+            terms.append(term)
+            counts.append(count)
+        if self.size:
+            self._build_postings(np.concatenate(owners), np.concatenate(terms), np.concatenate(counts))
+        order = np.argsort(self.ids[: self.size], kind="stable")
+        self._sorted, self._sorted_at = self.ids[order], order.astype(np.int64)
+
+    def _tokens(self, column: pa.ChunkedArray, start: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(row, term number, count) of every distinct term of every row, numbering new terms as they come."""
+        by_row = pc.split_pattern(column.combine_chunks().fill_null(""), " ")
+        tokens = pc.list_flatten(by_row)
+        owner = pc.list_parent_indices(by_row).to_numpy(zero_copy_only=False).astype(np.int64)
+        date = pc.match_substring_regex(tokens, DATE_TERM_PATTERN).to_numpy(zero_copy_only=False).astype(bool)
+        n = len(column)
+        counted = np.bincount(owner[~date], minlength=n).astype(np.float32)
+        self.lengths[start : start + n] = np.maximum(counted, 1.0)
+        self._length_sum += float(self.lengths[start : start + n].sum())
+        encoded = pc.dictionary_encode(tokens)
+        local = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        vocabulary = self._vocabulary
+        numbers = np.asarray([vocabulary.setdefault(t, len(vocabulary)) for t in encoded.dictionary.to_pylist()])
+        width = max(len(encoded.dictionary), 1)
+        keys, count = np.unique(owner * width + local, return_counts=True)
+        term = numbers[keys % width] if len(numbers) else np.zeros(0, dtype=np.int64)
+        return keys // width + start, term.astype(np.int64), np.minimum(count, 255).astype(np.uint8)
+
+    def _build_postings(self, owner: np.ndarray, term: np.ndarray, count: np.ndarray) -> None:
+        order = np.argsort(term, kind="stable")
+        self._rows = owner[order].astype(np.int32)
+        self._counts = count[order]
+        self._offsets = np.concatenate([[0], np.cumsum(np.bincount(term, minlength=len(self._vocabulary)))])
+
+    def put(self, table: pa.Table) -> None:
+        """Add rows (COLUMNS of the cold table), replacing any with the same id."""
+        if not table.num_rows:
+            return
+        table = table.combine_chunks()
+        self.remove(table["id"].to_pylist())
+        start = self.size
+        self._append(table)
+        for offset, text in enumerate(table["terms"].to_pylist()):
+            position = start + offset
+            words = (text or "").split()
+            self.lengths[position] = length(words)
+            self._length_sum += float(self.lengths[position])
+            for word, count in Counter(words).items():
+                posting = self._postings.setdefault(word, ([], []))
+                posting[0].append(position)
+                posting[1].append(min(count, 255))
+        for offset, number in enumerate(self.ids[start : self.size]):
+            self._added[int(number)] = start + offset
+
+    def _append(self, table: pa.Table) -> None:
+        n = table.num_rows
+        start = self.size
+        self._grow(start + n)
+        end = start + n
+        self.ids[start:end] = id_numbers(table["id"])
+        self.alive[start:end] = True
+        protected = table["protected"].to_numpy(zero_copy_only=False).astype(bool)
+        current = pc.is_null(table["superseded_by"]).to_numpy(zero_copy_only=False).astype(bool)
+        self.durable[start:end] = protected & current
+        codes = {k: i for i, k in enumerate(_KINDS)}
+        self.kind[start:end] = [codes.get(k, 0) for k in table["kind"].to_pylist()]
+        self.occurred_us[start:end] = table["occurred_at"].cast(pa.int64()).to_numpy(zero_copy_only=False)
+        flat = table["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        vectors = np.asarray(flat, dtype=np.float32).reshape(n, self.dim)
+        self.bits[:, start:end] = _bits(vectors).T
+        peak = np.maximum(np.abs(vectors).max(axis=1), 1e-12)
+        self.codes[start:end] = np.rint(vectors * (127.0 / peak)[:, None]).astype(np.int8)
+        self.scale[start:end] = peak / 127.0
+        for side, column in ((self.before, "before"), (self.after, "after")):
+            side[start:end] = _links(table[column])
+        for offset, tags in enumerate(table["tags"].to_pylist()):
+            if tags:
+                self._tags[start + offset] = tuple(tags)
+        self.size = end
+        self.live += n
+
+    def _grow(self, needed: int) -> None:
+        capacity = len(self.alive)
+        if needed <= capacity:
+            return
+        new = max(needed, capacity + capacity // 2, 1_024)
+
+        def grown(array: np.ndarray, fill: object, axis: int = 0) -> np.ndarray:
+            shape = list(array.shape)
+            shape[axis] = new
+            out = np.full(shape, fill, dtype=array.dtype)
+            if axis == 0:
+                out[:capacity] = array
+            else:
+                out[:, :capacity] = array
+            return out
+
+        self.ids = grown(self.ids, 0)
+        self.alive = grown(self.alive, False)
+        self.durable = grown(self.durable, False)
+        self.kind = grown(self.kind, 0)
+        self.occurred_us = grown(self.occurred_us, 0)
+        self.bits = grown(self.bits, 0, axis=1)
+        self.codes = grown(self.codes, 0)
+        self.scale = grown(self.scale, 0.0)
+        self.before = grown(self.before, _NONE)
+        self.after = grown(self.after, _NONE)
+        self.lengths = grown(self.lengths, 0.0)
+
+    def remove(self, ids: Iterable[str]) -> None:
+        for rid in ids:
+            position = self.position(rid)
+            if position < 0:
+                continue
+            self.alive[position] = False
+            self.live -= 1
+            self._length_sum -= float(self.lengths[position])
+            self._tags.pop(position, None)
+            self._added.pop(int(self.ids[position]), None)
+
+    def position(self, rid: str) -> int:
+        """Where a live record is, or -1."""
+        number = int(rid, 16)
+        position = self._added.get(number)
+        if position is None:
+            at = int(np.searchsorted(self._sorted, np.uint64(number)))
+            if at >= len(self._sorted) or int(self._sorted[at]) != number:
+                return -1
+            position = int(self._sorted_at[at])
+        return position if self.alive[position] else -1
+
+    # search
+
+    def search(self, vectors: np.ndarray, terms: Sequence[str], k: int, scope: ColdScope) -> ColdHits:
+        """The `k` best rows by meaning and the `k` best by words, with what ranking needs of each."""
+        queries = np.atleast_2d(vectors).astype(np.float32)
+        mask = self._mask(scope)
+        words = self._bm25(terms, mask)
+        hits = ColdHits(self, queries, words)
+        if not self.live or not mask.any():
+            return hits
+        by_words = np.flatnonzero(words > 0)
+        if len(by_words) > k:
+            by_words = by_words[np.argpartition(-words[by_words], k)[:k]]
+        pool = np.flatnonzero(mask) if self.live <= EXACT_UP_TO else self._preselect(queries, mask)
+        cosine = hits.cosine(pool)
+        by_meaning = pool[np.argpartition(-cosine, k)[:k]] if len(pool) > k else pool
+        hits.add(np.unique(np.concatenate([by_meaning, by_words])))
+        return hits
+
+    def _mask(self, scope: ColdScope) -> np.ndarray:
+        mask = self.alive[: self.size].copy()
+        if scope.tags:
+            wanted = set(scope.tags)
+            tagged = np.zeros(self.size, dtype=bool)
+            for position, tags in self._tags.items():
+                if wanted.intersection(tags):
+                    tagged[position] = True
+            mask &= tagged
+        if scope.since_us is not None:
+            mask &= self.occurred_us[: self.size] >= scope.since_us
+        if scope.until_us is not None:
+            mask &= self.occurred_us[: self.size] <= scope.until_us
+        return mask
+
+    def _preselect(self, queries: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The rows nearest each query form by Hamming distance of the sign bits, PRESELECT per form."""
+        n = self.size
+        chosen = []
+        word = np.empty(n, dtype=np.uint64)
+        counted = np.empty(n, dtype=np.uint8)
+        for query in queries:
+            code = _bits(query[None, :])[0]
+            distance = np.zeros(n, dtype=np.uint16)
+            for i in range(self.words_per_code):
+                np.bitwise_xor(self.bits[i, :n], code[i], out=word)
+                np.bitwise_count(word, out=counted)
+                distance += counted
+            distance[~mask] = np.iinfo(np.uint16).max
+            histogram = np.cumsum(np.bincount(distance, minlength=self.dim + 1)[: self.dim + 1])
+            cut = int(np.searchsorted(histogram, PRESELECT))
+            chosen.append(np.flatnonzero(distance <= cut))
+        return np.unique(np.concatenate(chosen)) if len(chosen) > 1 else chosen[0]
+
+    def _bm25(self, terms: Sequence[str], mask: np.ndarray) -> np.ndarray:
+        scores = np.zeros(self.size, dtype=np.float32)
+        if not self.live:
+            return scores
+        average = self._length_sum / self.live
+        for term in dict.fromkeys(terms):
+            rows, counts = self._posting(term)
+            if not len(rows):
+                continue
+            keep = mask[rows]
+            rows, counts = rows[keep], counts[keep]
+            if not len(rows):
+                continue
+            idf = math.log(1.0 + (self.live - len(rows) + 0.5) / (len(rows) + 0.5))
+            norm = BM25_K1 * (1.0 - BM25_B + BM25_B * self.lengths[rows] / average)
+            scores[rows] += idf * counts * (BM25_K1 + 1.0) / (counts + norm)
+        return scores
+
+    def _posting(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        parts_rows, parts_counts = [], []
+        number = self._vocabulary.get(term)
+        if number is not None and number + 1 < len(self._offsets):
+            start, end = self._offsets[number], self._offsets[number + 1]
+            parts_rows.append(self._rows[start:end].astype(np.int64))
+            parts_counts.append(self._counts[start:end].astype(np.float32))
+        added = self._postings.get(term)
+        if added is not None:
+            parts_rows.append(np.asarray(added[0], dtype=np.int64))
+            parts_counts.append(np.asarray(added[1], dtype=np.float32))
+        if not parts_rows:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        rows, counts = np.concatenate(parts_rows), np.concatenate(parts_counts)
+        return rows, counts  # dead rows are dropped by the search's mask
+
+    def links(self, position: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        return _texts(self.before[position]), _texts(self.after[position])
+
+
+class ColdHits:
+    """One search's candidates, and the means to score more rows (a hit's neighbours) the same way."""
+
+    def __init__(self, index: ColdIndex, queries: np.ndarray, words: np.ndarray) -> None:
+        self.index = index
+        self.queries = queries
+        self.words = words
+        self.candidates: list[Candidate] = []
+
+    def cosine(self, positions: np.ndarray) -> np.ndarray:
+        index = self.index
+        if not len(positions):
+            return np.zeros(0, dtype=np.float32)
+        codes = index.codes[positions].astype(np.float32)
+        return (codes @ self.queries.T).max(axis=1) * index.scale[positions]
+
+    def add(self, positions: np.ndarray) -> None:
+        self.candidates.extend(self._candidates(positions))
+
+    def lookup(self, ids: Sequence[str]) -> list[Candidate]:
+        """Candidates for these ids where they are live cold rows (a hit's neighbours, not found by the search)."""
+        positions = [p for p in (self.index.position(rid) for rid in ids) if p >= 0]
+        return self._candidates(np.asarray(positions, dtype=np.int64))
+
+    def _candidates(self, positions: np.ndarray) -> list[Candidate]:
+        index = self.index
+        cosine = self.cosine(positions)
+        out = []
+        for position, similarity in zip(positions.tolist(), cosine.tolist(), strict=True):
+            before, after = index.links(position)
+            out.append(
+                Candidate(
+                    id_text(index.ids[position]),
+                    _KINDS[int(index.kind[position])],
+                    bool(index.durable[position]),
+                    before,
+                    after,
+                    float(similarity),
+                    float(self.words[position]),
+                )
+            )
+        return out
+
+
+def _bits(vectors: np.ndarray) -> np.ndarray:
+    """Sign bits of each vector, packed into 64-bit words (rows, words)."""
+    packed = np.packbits(vectors > 0, axis=1)
+    pad = (-packed.shape[1]) % 8
+    if pad:
+        packed = np.pad(packed, ((0, 0), (0, pad)))
+    return np.ascontiguousarray(packed).view(np.uint64)
+
+
+def _links(column: pa.ChunkedArray) -> np.ndarray:
+    """The first LINKS ids of each row's list of neighbour ids, as numbers (_NONE where there are fewer)."""
+    lists = column.combine_chunks()
+    out = np.full((len(lists), LINKS), _NONE, dtype=np.uint64)
+    if not len(lists):
+        return out
+    lists = lists.fill_null(pa.scalar([], pa.list_(pa.string())))
+    lengths = pc.list_value_length(lists).to_numpy(zero_copy_only=False)
+    for slot in range(LINKS):
+        has = np.flatnonzero(lengths > slot)
+        if len(has):
+            values = pc.list_element(lists.take(pa.array(has)), slot)
+            out[has, slot] = id_numbers(values)
+    return out
+
+
+def _texts(numbers: np.ndarray) -> tuple[str, ...]:
+    return tuple(id_text(n) for n in numbers if n != _NONE)
