@@ -340,9 +340,6 @@ class ColdIndex:
         rows, counts = np.concatenate(parts_rows), np.concatenate(parts_counts)
         return rows, counts  # dead rows are dropped by the search's mask
 
-    def links(self, position: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        return _texts(self.before[position]), _texts(self.after[position])
-
 
 class ColdHits:
     """One search's candidates, and the means to score more rows (a hit's neighbours) the same way."""
@@ -370,22 +367,29 @@ class ColdHits:
 
     def _candidates(self, positions: np.ndarray) -> list[Candidate]:
         index = self.index
-        cosine = self.cosine(positions)
-        out = []
-        for position, similarity in zip(positions.tolist(), cosine.tolist(), strict=True):
-            before, after = index.links(position)
-            out.append(
-                Candidate(
-                    id_text(index.ids[position]),
-                    _KINDS[int(index.kind[position])],
-                    bool(index.durable[position]),
-                    before,
-                    after,
-                    float(similarity),
-                    float(self.words[position]),
-                )
+        columns = zip(
+            index.ids[positions].tolist(),
+            index.kind[positions].tolist(),
+            index.durable[positions].tolist(),
+            index.before[positions].tolist(),
+            index.after[positions].tolist(),
+            self.cosine(positions).tolist(),
+            self.words[positions].tolist(),
+            strict=True,
+        )
+        none = int(_NONE)
+        return [
+            Candidate(
+                f"{number:012x}",
+                _KINDS[kind],
+                durable,
+                tuple(f"{n:012x}" for n in before if n != none),
+                tuple(f"{n:012x}" for n in after if n != none),
+                similarity,
+                words,
             )
-        return out
+            for number, kind, durable, before, after, similarity, words in columns
+        ]
 
 
 def _bits(vectors: np.ndarray) -> np.ndarray:
@@ -411,7 +415,3 @@ def _links(column: pa.ChunkedArray) -> np.ndarray:
             values = pc.list_element(lists.take(pa.array(has)), slot)
             out[has, slot] = id_numbers(values)
     return out
-
-
-def _texts(numbers: np.ndarray) -> tuple[str, ...]:
-    return tuple(id_text(n) for n in numbers if n != _NONE)

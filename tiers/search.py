@@ -1,14 +1,14 @@
-"""Search: one query against the warm tier in memory and, when it can help, the cold tier on disk.
+"""Search: one query against the warm tier and, when it can help, the cold tier.
 
-The cold searches (by meaning and by words) start first and run while the warm tier is ranked; the
-cold rows found join the warm ones in one pool, ranked together, and the rows stored just before and
-after the best cold hits are fetched so they can be lent a share of their score as warm ones are.
+Both tiers are searched in memory (tiers/warm.py, tiers/cold.py) by meaning and by words; the cold
+rows found join the warm ones in one pool, ranked together, the rows stored just before and after the
+best cold hits join from the cold index so they can be lent a share of their score as warm ones are,
+and only the cold records that rank are read from disk, in one read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -23,7 +23,7 @@ from tiers.rules import hot_rid
 from tiers.store import Candidate, ColdHits, cold_scope
 from tiers.terms import words
 from tiers.timeparse import as_utc
-from tiers.warm import Row, Scope, WarmIndex
+from tiers.warm import Scope, WarmIndex
 
 PROFILE_MATCH = 0.35
 POOL_ALL_UP_TO = 20_000  # warm rows every query ranks in full; past this, only those that can rank
@@ -98,17 +98,16 @@ class Search:
         parts = self.parts
         settings = parts.settings.recall
         store = parts.store
-        cold: Future[ColdHits] | None = None
+        hits: ColdHits | None = None
         if Tier.COLD in query.tiers:
             scope = cold_scope(query.tags, query.since, query.until)
-            cold = store.start_cold_search(query.vectors, query.terms, max(COLD_DEPTH, 2 * limit), scope)
+            hits = store.cold_search(query.vectors, query.terms, max(COLD_DEPTH, 2 * limit), scope)
         kinds = ranking.asked_kinds(
             parts.vectors_of(list(ranking.KIND_NAMES.values())), query.vectors, settings.kind_match
         )
         with store.warm() as index:
             warm = _WarmPart(index, query, Tier.WARM in query.tiers, settings.reach)
             pool = _PoolBuilder(warm, index, query)
-            hits = cold.result() if cold is not None else None
             pool.add_candidates(hits.candidates if hits is not None else [])
             found = ranking.rank(pool.build(), query.text, settings, limit, query.default, kinds)
             # The best cold hits' neighbours join from the cold index, to be lent their score; then one read
@@ -119,7 +118,7 @@ class Search:
                 found = ranking.rank(pool.build(), query.text, settings, limit, query.default, kinds)
             wanted = pool.unread([i for i, _, _ in found])
             if wanted:
-                pool.add_rows(store.cold_rows(wanted))  # fewer than asked when one was forgotten meanwhile
+                pool.add_records(store.cold_records(wanted))  # fewer than asked when one was forgotten meanwhile
             return [
                 ranking.Ranked(pool.record(i), score, similarity) for i, score, similarity in found if pool.readable(i)
             ]
@@ -217,17 +216,10 @@ class _PoolBuilder:
             self.position[rid] = self.warm.size + len(self.cold)
             self.cold.append(candidate)
 
-    def add_rows(self, rows: Sequence[Row]) -> None:
-        """Cold records read in full: their records, and those not yet in the pool join it, scored exactly."""
-        new = []
-        for row in rows:
-            record = row.record
+    def add_records(self, records: Sequence[Record]) -> None:
+        """Cold records read in full, for pool rows that ranked."""
+        for record in records:
             self.records[record.id] = record
-            if record.id not in self.position and record.id not in self.index.positions:
-                cosine = float((np.atleast_2d(self.query.vectors) @ row.vector).max())
-                durable = record.protected and not record.superseded_by
-                new.append(Candidate(record.id, record.kind.value, durable, row.before, row.after, cosine, 0.0))
-        self.add_candidates(new)
 
     def build(self) -> ranking.Pool:
         warm = self.warm

@@ -13,7 +13,6 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
@@ -31,7 +30,7 @@ from tiers.embedder import DEFAULT_MODEL
 from tiers.errors import CorruptFile, ModelMismatch
 from tiers.files import read_json_object, write_atomic
 from tiers.ledger import Ledger, Move
-from tiers.records import Record, Tier
+from tiers.records import Record, Tier, record_from_dict
 from tiers.tables import RECORD_COLUMNS, Table, check_id, connect, schema
 from tiers.terms import document_terms
 from tiers.timeparse import as_utc
@@ -82,10 +81,12 @@ class Store:
         self._cold: ColdIndex | None = None
         self._cold_seen = 0
         self._cold_guard = threading.RLock()  # taken after `_guard` when both are held, never before
-        self._searches = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memtiers-cold")
 
     def close(self) -> None:
-        self._searches.shutdown(wait=False)
+        """Let go of the in-memory indexes; the tables stay as they are."""
+        with self._guard, self._cold_guard:
+            self._index = None
+            self._cold = None
 
     # the model the vectors were made by
 
@@ -204,6 +205,7 @@ class Store:
                 self._cold_load()
             elif changed:
                 assert self._cold is not None
+                self.cold_table.refresh_reader()
                 rows = self.cold_table.get(sorted(changed), COLD_COLUMNS)
                 self._cold.remove(changed)
                 self._cold.put(rows)
@@ -284,25 +286,27 @@ class Store:
             return self.cold_table.count()
         return self.count(Tier.WARM) + self.count(Tier.COLD)
 
-    def start_cold_search(
-        self, vectors: np.ndarray, terms: Sequence[str], k: int, scope: ColdScope
-    ) -> Future[ColdHits] | None:
-        """Search the cold tier's index by meaning and by words in the background; None while cold is empty."""
-        if self._cold is None and not self.cold_table.count():
-            return None  # nothing was ever sent cold: not even the index is loaded
-        return self._searches.submit(self._cold_search, vectors, list(terms), k, scope)
+    def cold_search(self, vectors: np.ndarray, terms: Sequence[str], k: int, scope: ColdScope) -> ColdHits | None:
+        """Search the cold tier's index by meaning and by words; None while nothing was ever sent cold.
 
-    def _cold_search(self, vectors: np.ndarray, terms: list[str], k: int, scope: ColdScope) -> ColdHits:
+        In the caller's thread: the search is a few numpy passes, and a second thread would only wait
+        for the interpreter lock between them.
+        """
+        if self._cold is None and not self.cold_table.count():
+            return None  # not even the index is loaded
         with self.cold() as index:
-            return index.search(vectors, terms, k, scope)
+            return index.search(vectors, list(terms), k, scope)
 
     def cold_lookup(self, hits: ColdHits, ids: Sequence[str]) -> list[Candidate]:
         """Candidates for cold ids the search did not find (a hit's neighbours), scored as it scored its own."""
         with self._cold_guard:
             return hits.lookup(ids)
 
-    def cold_rows(self, ids: Sequence[str]) -> list[Row]:
-        return rows_of(self.cold_table.get(list(ids), _HIT_COLUMNS)) if ids else []
+    def cold_records(self, ids: Sequence[str]) -> list[Record]:
+        """Cold records in full (those a recall returns), as the cold index last saw the table."""
+        if not ids:
+            return []
+        return [record_from_dict(row) for row in self.cold_table.fetch(list(ids), RECORD_COLUMNS).to_pylist()]
 
     def lifecycle_rows(self, ids: Iterable[str] = ()) -> list[dict[str, Any]]:
         """What the tier rules read: every warm record, and those cold records named (the recalled ones)."""

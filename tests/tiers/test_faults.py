@@ -209,16 +209,15 @@ def test_every_table_method_maps_a_backend_error_to_a_storage_error_naming_the_t
 
 
 def _searched(store: Store) -> Any:
-    pending = store.start_cold_search(np.stack([VECTOR]), ["x"], 3, ColdScope())
-    return pending.result() if pending is not None else None
+    return store.cold_search(np.stack([VECTOR]), ["x"], 3, ColdScope())
 
 
 STORE_CALLS: dict[str, Callable[[Store, Record], Any]] = {
     "get": lambda store, record: store.get([record.id]),
     "find_hashes": lambda store, record: store.find_hashes(["0" * 32]),
     "count": lambda store, record: store.count(),
-    "start_cold_search": lambda store, record: _searched(store),
-    "cold_rows": lambda store, record: store.cold_rows([record.id]),
+    "cold_search": lambda store, record: _searched(store),
+    "cold_records": lambda store, record: store.cold_records([record.id]),
     "lifecycle_rows": lambda store, record: store.lifecycle_rows([record.id]),
     "add": lambda store, record: store.add([]) or store.add([_row("fedcba987654")]),
     "restore": lambda store, record: store.restore([_row("fedcba987654")]),

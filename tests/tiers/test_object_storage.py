@@ -116,9 +116,9 @@ def test_recall_reaches_cold_on_s3_by_meaning_and_by_words_with_default_tiers_an
     assert by_default.hits[0].record.tier is Tier.COLD
     assert cold_only.hits[0].record.id == zeppelin
     query = "zeppelin doormat"
-    pending = memory.store.start_cold_search(memory.embedder.embed([query]), words(query), 10, ColdScope())
-    assert pending is not None
-    scored = {candidate.id: candidate.words for candidate in pending.result().candidates}
+    hits = memory.store.cold_search(memory.embedder.embed([query]), words(query), 10, ColdScope())
+    assert hits is not None
+    scored = {candidate.id: candidate.words for candidate in hits.candidates}
     assert scored[zeppelin] > 0  # found by its words, read from S3 into the cold index, not only by meaning
     assert scored.get(staging, 0.0) == 0.0
 

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
+from tiers.cold import Candidate
 from tiers.embedder import FastEmbedder
 from tiers.hot import Entry
 from tiers.memory import Memory
@@ -58,7 +59,21 @@ def _pool(rows: list[Row], query: Query) -> Pool:
     index = _index([r for r in rows if r.record.tier is Tier.WARM])
     builder = _PoolBuilder(_WarmPart(index, query, True, 2), index, query)
     cold = [r for r in rows if r.record.tier is Tier.COLD]
-    builder.add_rows(cold)
+    builder.add_candidates(
+        [
+            Candidate(
+                r.record.id,
+                r.record.kind.value,
+                r.record.protected and not r.record.superseded_by,
+                r.before,
+                r.after,
+                float((query.vectors @ r.vector).max()),
+                0.0,
+            )
+            for r in cold
+        ]
+    )
+    builder.add_records([r.record for r in cold])
     return builder.build()
 
 
