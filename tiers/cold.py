@@ -148,12 +148,14 @@ class ColdIndex:
         width = max(len(encoded.dictionary), 1)
         keys, count = np.unique(owner * width + local, return_counts=True)
         term = numbers[keys % width] if len(numbers) else np.zeros(0, dtype=np.int64)
-        return keys // width + start, term.astype(np.int64), np.minimum(count, 255).astype(np.uint8)
+        rows = (keys // width + start).astype(np.int32)
+        return rows, term.astype(np.int32), np.minimum(count, 255).astype(np.uint8)
 
     def _build_postings(self, owner: np.ndarray, term: np.ndarray, count: np.ndarray) -> None:
         order = np.argsort(term, kind="stable")
-        self._rows = owner[order].astype(np.int32)
+        self._rows = owner[order]
         self._counts = count[order]
+        del order
         self._offsets = np.concatenate([[0], np.cumsum(np.bincount(term, minlength=len(self._vocabulary)))])
 
     def put(self, table: pa.Table) -> None:
