@@ -31,8 +31,6 @@ def variants() -> dict[str, RecallSettings]:
         out[f"without {name}"] = full.without(name)
     out["without BM25 (text_weight 0)"] = full.without("text_weight")
     out["neighbours reach 1 (adjacent rows only)"] = replace(full, reach=1)
-    out["plus diversity 0.95"] = replace(full, diversity=0.95)
-    out["plus expansion 0.3"] = replace(full, expansion=0.3)
     out["none: RRF k=60 of full rankings, prefixed lines"] = full.without(
         "dated", "when", "grouped", "neighbours", "score_mix", "rrf_k", "cold_penalty"
     )

@@ -51,7 +51,7 @@ class FlatStore:
         return [Hit(self._records[r["id"]], float(r["_score"])) for r in rows]
 
     def vector_search(self, vector: np.ndarray, k: int) -> list[Hit]:
-        query = self._table.search(vector.astype(np.float32)).distance_type("cosine")
+        query = self._table.search(vector.astype(np.float32)).distance_type("cosine")  # type: ignore[attr-defined]
         rows = query.select(["id", "_distance"]).limit(k).to_list()
         return [Hit(self._records[r["id"]], 1.0 - float(r["_distance"])) for r in rows]
 
