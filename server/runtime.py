@@ -78,15 +78,27 @@ class Runtime:
         return await anyio.to_thread.run_sync(work)
 
     async def load_model_after_first_request(self) -> None:
-        """Hosts time out slow handshakes: the model loads only once the first request is answered."""
+        """Hosts time out slow handshakes: the model, and the store's indexes beside it, load once the first
+        request is answered, so the first recall finds them ready."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.first_request.wait(), timeout=5)
+        await asyncio.gather(self._load_model(), self._open_store())
+
+    async def _load_model(self) -> None:
         try:
             assert self.embedder is not None
             await self.run(self.embedder.load)
             log.info("embedding model %s loaded", self.settings.embed_model)
         except Exception:
             log.exception("loading the embedding model failed; tools that need it will report why")
+
+    async def _open_store(self) -> None:
+        try:
+            await self.run(self.memory.warm_up)
+        except MemtiersError as exc:
+            log.warning("opening the store ahead of the first call failed; calls will report why: %s", exc)
+        except Exception:
+            log.exception("opening the store ahead of the first call failed")
 
     async def sweep_forever(self) -> None:
         """The demotion timer: one sweep every `sweep_interval` seconds; a failed pass is logged, not fatal."""

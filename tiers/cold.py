@@ -14,15 +14,20 @@ no write, move or compaction rebuilds it.
 
 from __future__ import annotations
 
+import json
 import math
+import secrets
+import shutil
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tiers.files import write_atomic
 from tiers.records import Kind
 from tiers.terms import DATE_TERM_PATTERN, length
 
@@ -32,6 +37,9 @@ EXACT_UP_TO = 20_000  # rows ranked by int8 cosine without the bit codes' presel
 PRESELECT = 4_000  # rows the bit codes keep per query form for the int8 cosine (recall@50 0.99 measured)
 LINKS = 2  # episode neighbours kept on each side
 COLUMNS = ["id", "kind", "protected", "superseded_by", "tags", "occurred_at", "before", "after", "terms", "vector"]
+SAVED_FROM = 20_000  # cold rows from which a full read of the index is saved, for the next process to map
+_SAVED = ["ids", "alive", "durable", "kind", "occurred_us", "bits", "codes", "scale", "before", "after", "lengths"]
+_MAPPED = {"bits", "codes", "_rows", "_counts"}  # read-only after a load: mapped from the file, not read whole
 _NONE = np.uint64(2**64 - 1)  # no neighbour (ids are 48 bits)
 _KINDS = [k.value for k in Kind]
 _HEX = np.full(256, 0, dtype=np.uint64)
@@ -111,6 +119,7 @@ class ColdIndex:
         self._rows = np.zeros(0, dtype=np.int32)
         self._counts = np.zeros(0, dtype=np.uint8)
         self._postings: dict[str, tuple[list[int], list[int]]] = {}
+        self.saved_seen = -1  # the change feed's position when the copy this index was opened from was read
 
     # filling
 
@@ -254,6 +263,65 @@ class ColdIndex:
                 return -1
             position = int(self._sorted_at[at])
         return position if self.alive[position] else -1
+
+    # saved copies: a restarted server maps the last full read instead of reading the table again
+
+    def save(self, folder: Path, stamp: dict[str, object]) -> bool:
+        """Write this index (freshly loaded: nothing added since) under `folder`, with `stamp` to check it by.
+
+        Each copy is a directory of .npy files named by a random token, and `current` names the one to
+        read, replaced atomically; older copies are removed.
+        """
+        if self._postings or self._added:
+            return False
+        token = secrets.token_hex(6)
+        target = folder / token
+        target.mkdir(parents=True)
+        n = self.size
+        for name in _SAVED:
+            array = getattr(self, name)
+            np.save(target / f"{name}.npy", array[:, :n] if name == "bits" else array[:n])
+        for name in ("_sorted", "_sorted_at", "_offsets", "_rows", "_counts"):
+            np.save(target / f"{name}.npy", getattr(self, name))
+        words = sorted(self._vocabulary, key=self._vocabulary.__getitem__)
+        meta = {
+            **stamp,
+            "dim": self.dim,
+            "size": n,
+            "live": self.live,
+            "length_sum": self._length_sum,
+            "tags": {str(k): list(v) for k, v in self._tags.items()},
+            "vocabulary": words,
+        }
+        (target / "meta.json").write_text(json.dumps(meta))
+        write_atomic(folder / "current", token)
+        for other in folder.iterdir():
+            if other.is_dir() and other.name != token:
+                shutil.rmtree(other, ignore_errors=True)
+        return True
+
+    @classmethod
+    def open_saved(cls, folder: Path, stamp: dict[str, object]) -> ColdIndex | None:
+        """The index saved under `folder` if its stamp matches, else None (nothing saved, another store, damage)."""
+        try:
+            target = folder / (folder / "current").read_text().strip()
+            meta = json.loads((target / "meta.json").read_text())
+            if any(meta.get(key) != value for key, value in stamp.items()):
+                return None
+            index = cls(int(meta["dim"]))
+            for name in [*_SAVED, "_sorted", "_sorted_at", "_offsets", "_rows", "_counts"]:
+                array = np.load(target / f"{name}.npy", mmap_mode="r" if name in _MAPPED else None)
+                setattr(index, name, array)
+            index.size, index.live = int(meta["size"]), int(meta["live"])
+            index._length_sum = float(meta["length_sum"])
+            index._tags = {int(k): tuple(v) for k, v in meta["tags"].items()}
+            index._vocabulary = {word: i for i, word in enumerate(meta["vocabulary"])}
+            index.saved_seen = int(meta["seen"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        if len(index.alive) != index.size or index.bits.shape != (index.words_per_code, index.size):
+            return None
+        return index
 
     # search
 

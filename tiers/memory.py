@@ -76,6 +76,10 @@ class Memory:
     def close(self) -> None:
         self.parts.close()
 
+    def warm_up(self) -> None:
+        """Open the store and read both tiers' indexes into memory now, not in the first recall."""
+        self.parts.store.warm_up()
+
     def remember(self, items: Sequence[MemoryIn], now: datetime) -> list[Stored]:
         """Store memories; a repeat is merged into the stored one (see tiers/writes.py)."""
         return self._writer.remember(items, now, self._set_from_memory)

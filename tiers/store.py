@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -25,7 +26,7 @@ import pyarrow as pa
 import pyarrow.compute
 
 from tiers.cold import COLUMNS as COLD_COLUMNS
-from tiers.cold import Candidate, ColdHits, ColdIndex, ColdScope
+from tiers.cold import SAVED_FROM, Candidate, ColdHits, ColdIndex, ColdScope
 from tiers.embedder import DEFAULT_MODEL
 from tiers.errors import CorruptFile, ModelMismatch
 from tiers.files import read_json_object, write_atomic
@@ -81,6 +82,7 @@ class Store:
         self._cold: ColdIndex | None = None
         self._cold_seen = 0
         self._cold_guard = threading.RLock()  # taken after `_guard` when both are held, never before
+        self._saved = folder / "cold-index"  # the last full read of the cold index, for the next process
 
     def close(self) -> None:
         """Let go of the in-memory indexes; the tables stay as they are."""
@@ -188,6 +190,14 @@ class Store:
             index.load(pa.Table.from_batches(batches))
         self._index, self._seen = index, seen
 
+    def warm_up(self) -> None:
+        """Read the warm tier and, when it has rows, the cold tier's index, as the first search would."""
+        with self.warm():
+            pass
+        if self._cold is None and self.cold_table.count():
+            with self.cold():
+                pass
+
     # the cold tier's index in memory
 
     @contextmanager
@@ -216,10 +226,41 @@ class Store:
         return self._cold
 
     def _cold_load(self) -> None:
+        """Map the copy of the index the last full read saved and catch up from the feed, or read it whole."""
+        if self._cold is None and self._cold_open_saved():
+            return
         seen = self.ledger.last_change()  # read first: a change made during the load is applied after it
         index = ColdIndex(self.dim)
         index.load(self.cold_table.scan(COLD_COLUMNS, batch=50_000))
         self._cold, self._cold_seen = index, seen
+        if index.size >= SAVED_FROM:
+            try:
+                index.save(self._saved, self._stamp() | {"seen": seen})
+            except OSError as exc:  # a disk too full for the copy costs the next process a full read, no more
+                log.warning("could not save the cold index under %s: %s", self._saved, exc)
+
+    def _cold_open_saved(self) -> bool:
+        index = ColdIndex.open_saved(self._saved, self._stamp())
+        if index is None:
+            return False
+        newest, changed = self.ledger.changes_since(index.saved_seen, Tier.COLD.value)
+        if changed is None or "*" in changed:
+            return False
+        if changed:
+            index.remove(changed)
+            index.put(self.cold_table.get(sorted(changed), COLD_COLUMNS))
+        if index.live != self.cold_table.count():  # a copy that does not add up is never trusted
+            log.warning("the saved cold index under %s disagrees with the cold table; reading the table", self._saved)
+            return False
+        self._cold, self._cold_seen = index, newest
+        return True
+
+    def _stamp(self) -> dict[str, object]:
+        return {"format": 1, "table": self.cold_table.name, "where": self.cold_table.where, "model": self.model}
+
+    def _drop_saved(self) -> None:
+        """Remove the saved copy of the cold index (it holds the words of every cold record it was made from)."""
+        shutil.rmtree(self._saved, ignore_errors=True)
 
     def _changed(
         self,
@@ -411,6 +452,7 @@ class Store:
     def delete(self, record: Record) -> None:
         """Delete a record for good: its table is rewritten so that no file, version or index keeps it."""
         table = self.table(record.tier)
+        self._drop_saved()  # the saved cold index may hold its words
         table.delete([record.id])
         if record.tier is Tier.WARM:
             self._changed([record.id], Tier.WARM, warm=lambda index: index.remove([record.id]))
@@ -433,6 +475,7 @@ class Store:
         self.ledger.trim_changes()
 
     def overwrite(self, tier: Tier, batches: Iterator[pa.RecordBatch], model: str, dim: int) -> None:
+        self._drop_saved()
         self.table(tier).overwrite(batches, dim)
         self.model, self.dim = model, dim
 

@@ -17,10 +17,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
-import lancedb
 import pyarrow as pa
 import pyarrow.compute as pc
-from lancedb.index import BTree
 
 from tiers.errors import InvalidInput, StorageError
 from tiers.files import backend_message
@@ -276,6 +274,8 @@ class Table:
                 self._table.drop_index(index.name)
         for column in ("id", "hash") if self._indexed_ids else ():
             if not self._has_index(column):
+                from lancedb.index import BTree
+
                 self._table.create_index(column, config=BTree(), replace=True)
         self._indexed = None
 
@@ -320,7 +320,13 @@ class Table:
 
 
 def connect(uri: str, storage_options: dict[str, str] | None = None) -> Any:
-    """A LanceDB connection that sees every other process's writes on each read."""
+    """A LanceDB connection that sees every other process's writes on each read.
+
+    LanceDB is imported here, on first use, not with this module: it takes a second and a half to
+    import (most of it its REST client), which a server would otherwise spend before its first answer.
+    """
+    import lancedb
+
     try:
         return lancedb.connect(uri, read_consistency_interval=timedelta(0), storage_options=storage_options or None)
     except (OSError, RuntimeError, ValueError) as exc:

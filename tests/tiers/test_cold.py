@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import timedelta
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -206,3 +207,32 @@ def test_an_empty_index_finds_nothing() -> None:
     assert index.search(np.ones((1, DIM), np.float32), ["x"], 5, ColdScope()).candidates == []
     assert index.position(rid(1)) == -1
     assert replace(ColdScope(), tags=("a",)).tags == ("a",)
+
+
+def test_a_saved_index_opens_mapped_and_finds_what_the_index_it_was_saved_from_finds(tmp_path: Path) -> None:
+    rng = np.random.default_rng(9)
+    table = rows(range(400), rng, terms={n: f"w{n % 13} shared" for n in range(400)}, tags=("t",))
+    index = ColdIndex(DIM)
+    index.load(batches(table, 100))
+    index.remove([rid(5)])
+    assert index.save(tmp_path / "saved", {"table": "cold", "seen": 7})
+
+    opened = ColdIndex.open_saved(tmp_path / "saved", {"table": "cold"})
+    assert opened is not None and opened.saved_seen == 7
+    assert isinstance(opened.codes, np.memmap)  # mapped, not read whole
+    query = rng.normal(size=(1, DIM)).astype(np.float32)
+
+    def found(of: ColdIndex) -> list[tuple[str, float, float]]:
+        hits = of.search(query, ["w3", "shared"], 30, ColdScope(tags=("t",)))
+        return sorted((c.id, round(c.cosine, 5), round(c.words, 5)) for c in hits.candidates)
+
+    assert found(opened) == found(index)
+    assert opened.position(rid(5)) == -1 and opened.position(rid(6)) >= 0
+    opened.put(rows([1_000], rng))  # grows past the mapped arrays into memory
+    opened.remove([rid(6)])
+    assert opened.position(rid(1_000)) >= 0 and opened.position(rid(6)) == -1
+
+    assert ColdIndex.open_saved(tmp_path / "saved", {"table": "other"}) is None  # another table's copy
+    assert ColdIndex.open_saved(tmp_path / "nothing", {"table": "cold"}) is None
+    index.put(rows([2_000], rng))
+    assert not index.save(tmp_path / "again", {})  # rows added since the load: only full reads are saved

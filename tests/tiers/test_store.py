@@ -17,6 +17,7 @@ import pyarrow as pa
 import pytest
 
 from tests.helpers import T0, count_rows
+from tiers.cold import id_text
 from tiers.embedder import FastEmbedder
 from tiers.errors import StorageError
 from tiers.ledger import Move
@@ -289,3 +290,44 @@ def test_store_json_is_replaced_whole_so_a_concurrent_reader_never_sees_part_of_
         assert path.stat().st_ino != first_inode  # a new file took the old one's name
         assert os.fstat(first.fileno()).st_nlink == 0  # and the first one was never written over, only unlinked
         assert sorted(os.listdir(tmp_path)) == ["store.json"]  # no partial file left behind
+
+
+def test_a_second_process_opens_the_saved_cold_index_and_catches_up_with_the_feed(
+    tmp_path: Path, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tiers import store as store_module
+    from tiers.store import ColdScope
+
+    monkeypatch.setattr(store_module, "SAVED_FROM", 3)
+    folder = tmp_path / "ns"
+    first = Memory(folder, embedder)
+    texts = ["the canoe paddles hang in the shed", "the spare key is under the blue pot",
+             "Marta's phone number ends in 4417", "the wifi router is in the attic", "ferry leaves at 7"]  # fmt: skip
+    ids = [remember(first, text) for text in texts]
+    for rid in ids[:4]:
+        move(first, rid, "warm", "cold")
+    first.recall("where is the key", T0)  # reads the cold index whole, and saves it
+    assert (folder / "cold-index" / "current").exists()
+    first.close()
+
+    writer = Memory(folder, embedder)
+    move(writer, ids[4], "warm", "cold")  # after the copy was saved: only in the feed
+    move(writer, ids[0], "cold", "warm")
+    writer.close()
+
+    reader = Memory(folder, embedder)
+    try:
+        with reader.store.cold() as index:
+            assert index.saved_seen > 0  # opened from the copy, then caught up from the feed
+            alive = index.alive[: index.size]
+            live = {id_text(n) for n, keep in zip(index.ids[: index.size], alive, strict=True) if keep}
+        assert live == {ids[1], ids[2], ids[3], ids[4]}
+        hits = reader.store.cold_search(embedder.embed(["ferry departure"]), ["ferri"], 5, ColdScope())
+        assert hits is not None and ids[4] in {c.id for c in hits.candidates}
+        assert ids[0] not in {c.id for c in hits.candidates}
+        assert "ferry" in reader.recall("when does the ferry leave", T0, tiers=[Tier.COLD]).text
+
+        reader.forget(ids[2], T0)
+        assert not (folder / "cold-index").exists()  # a forget removes the copy, which held its words
+    finally:
+        reader.close()
