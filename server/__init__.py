@@ -1,8 +1,17 @@
 """The MCP surface of memtiers: tools, the profile resource, the sweep timer and the command line."""
 
+import contextlib
 import os
 
 # numpy's OpenBLAS threads spin for a while after each product, on the cores the embedding model's
 # threads then need: one BLAS thread keeps a query's embedding at its own cost (7 ms, not 12-18 ms
 # after a search). Set before anything imports numpy; a value the user set is kept.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+if os.name == "posix":
+    import ctypes
+
+    # glibc gives each thread that allocates its own 64 MB arena; LanceDB's, onnxruntime's and the
+    # server's worker threads would hold one each. Two are enough here (M_ARENA_MAX is -8).
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: its allocator decides
+        ctypes.CDLL("libc.so.6").mallopt(-8, 2)
