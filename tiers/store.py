@@ -1,10 +1,11 @@
-"""The warm and cold tiers of one namespace: two LanceDB tables, and the warm one mirrored in memory.
+"""The warm and cold tiers of one namespace: two LanceDB tables, each with an index in memory.
 
-Warm is small and searched exactly in memory (tiers/warm.py), kept current row by row from a change
-feed in the ledger, so no write, move or compaction costs work in proportion to the store. Cold is
-never held in memory: it is searched on disk (or object storage) through LanceDB's vector and
-full-text indexes. A move between the tiers copies the rows, then deletes them from where they
-were; a crash in between is finished when the store is next opened for writing.
+Warm is small and mirrored whole, searched exactly (tiers/warm.py); of cold only compact codes are
+held (tiers/cold.py), its text stays on disk (or object storage) and is read for the records a
+recall returns. Both indexes are kept current row by row from a change feed in the ledger, so no
+write, move or compaction costs work in proportion to the store. A move between the tiers copies
+the rows, then deletes them from where they were; a crash in between is finished when the store is
+next opened for writing.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The words a memory is found by: stemmed words, the date it happened, and a term for "it says a time".
 
 Computed once when a memory is written and stored beside it (the `terms` column), so the warm index
-loads without re-reading text and the cold tier's full-text index ranks exactly these terms.
+loads without re-reading text and the cold tier's BM25 (tiers/cold.py) ranks exactly these terms.
 """
 
 from __future__ import annotations
