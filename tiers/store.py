@@ -169,8 +169,8 @@ class Store:
         if self._index is None:
             self._load()
         else:
-            newest, changed = self.ledger.changes_since(self._seen, Tier.WARM.value)
-            if changed is None or "*" in (changed or ()):
+            newest, changed = self._changes_since(self._seen, Tier.WARM)
+            if changed is None:
                 self._load()
             elif changed:
                 assert self._index is not None
@@ -211,15 +211,12 @@ class Store:
         if self._cold is None:
             self._cold_load()
         else:
-            newest, changed = self.ledger.changes_since(self._cold_seen, Tier.COLD.value)
-            if changed is None or "*" in (changed or ()):
+            newest, changed = self._changes_since(self._cold_seen, Tier.COLD)
+            if changed is None:
                 self._cold_load()
             elif changed:
                 assert self._cold is not None
-                self.cold_table.refresh_reader()
-                rows = self.cold_table.get(sorted(changed), COLD_COLUMNS)
-                self._cold.remove(changed)
-                self._cold.put(rows)
+                self._cold_catch_up(self._cold, changed)
                 self._cold_seen = newest
             else:
                 self._cold_seen = newest
@@ -244,17 +241,28 @@ class Store:
         index = ColdIndex.open_saved(self._saved, self._stamp())
         if index is None:
             return False
-        newest, changed = self.ledger.changes_since(index.saved_seen, Tier.COLD.value)
-        if changed is None or "*" in changed:
+        newest, changed = self._changes_since(index.saved_seen, Tier.COLD)
+        if changed is None:
             return False
         if changed:
-            index.remove(changed)
-            index.put(self.cold_table.get(sorted(changed), COLD_COLUMNS))
+            self._cold_catch_up(index, changed)
         if index.live != self.cold_table.count():  # a copy that does not add up is never trusted
             log.warning("the saved cold index under %s disagrees with the cold table; reading the table", self._saved)
             return False
         self._cold, self._cold_seen = index, newest
         return True
+
+    def _cold_catch_up(self, index: ColdIndex, changed: set[str]) -> None:
+        """Read again the cold rows another process changed (present ones replace, absent ones leave)."""
+        self.cold_table.refresh_reader()
+        rows = self.cold_table.get(sorted(changed), COLD_COLUMNS)
+        index.remove(changed)
+        index.put(rows)
+
+    def _changes_since(self, seen: int, tier: Tier) -> tuple[int, set[str] | None]:
+        """The feed's newest position and the records of `tier` changed since `seen`; None: read the tier whole."""
+        newest, changed = self.ledger.changes_since(seen, tier.value)
+        return newest, None if changed is None or "*" in changed else changed
 
     def _stamp(self) -> dict[str, object]:
         return {"format": 1, "table": self.cold_table.name, "where": self.cold_table.where, "model": self.model}
