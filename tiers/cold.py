@@ -1,9 +1,11 @@
-"""The cold tier's search index in memory: compact codes of every cold record, never its text.
+"""The cold tier's search index in memory: compact codes of every cold record, and where to read it.
 
 A cold record costs here what finding it needs and no more: its id as a number, one bit per vector
 dimension, the vector in int8 (384 bytes), its BM25 postings, its time, kind and the ids of the
-records stored just before and after it. Its text and fields stay on disk (or object storage) and
-are read only for the records a recall returns.
+records stored just before and after it. Its fields (text, tags, times, metadata: never its vector)
+are kept beside, as Arrow columns by position, so the records a recall returns are taken from here
+rather than read from LanceDB; a saved copy maps them from its file, so they cost memory only where
+they are read.
 
 A query reads the bits of every row (a Hamming distance: XOR and a bit count over a few machine
 words), keeps the nearest few thousand, and ranks those by their int8 cosine; below
@@ -18,8 +20,10 @@ import json
 import math
 import secrets
 import shutil
+import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tiers.files import write_atomic
-from tiers.records import Kind
+from tiers.records import Kind, Record, Tier, record_from_dict
 from tiers.terms import DATE_TERM_PATTERN, length
 
 BM25_K1 = 1.2
@@ -36,10 +40,18 @@ BM25_B = 0.75
 EXACT_UP_TO = 20_000  # rows ranked by int8 cosine without the bit codes' preselection
 PRESELECT = 4_000  # rows the bit codes keep per query form for the int8 cosine (recall@50 0.99 measured)
 LINKS = 2  # episode neighbours kept on each side
-COLUMNS = ["id", "kind", "protected", "superseded_by", "tags", "occurred_at", "before", "after", "terms", "vector"]
+# A record's fields kept beside the codes (its id and tier are the index's own), to return it without a read.
+FIELDS = [
+    "content", "kind", "protected", "tags", "metadata", "source", "occurred_at", "created_at",
+    "forget_after", "superseded_by", "superseded_at",
+]  # fmt: skip
+COLUMNS = ["id", *FIELDS, "before", "after", "terms", "vector"]  # what the index is filled from
 SAVED_FROM = 20_000  # cold rows from which a full read of the index is saved, for the next process to map
 _SAVED = ["ids", "alive", "durable", "kind", "occurred_us", "bits", "codes", "scale", "before", "after", "lengths"]
 _MAPPED = {"bits", "codes", "_rows", "_counts"}  # read-only after a load: mapped from the file, not read whole
+SPLIT_FROM = 200_000  # cold rows from which the bit counts are split over two threads
+_BLOCK = 65_536  # rows per pass of the bit counts
+_FIELD_BATCH = 262_144  # rows per batch of fields
 _NONE = np.uint64(2**64 - 1)  # no neighbour (ids are 48 bits)
 _KINDS = [k.value for k in Kind]
 _HEX = np.full(256, 0, dtype=np.uint64)
@@ -119,6 +131,11 @@ class ColdIndex:
         self._rows = np.zeros(0, dtype=np.int32)
         self._counts = np.zeros(0, dtype=np.uint8)
         self._postings: dict[str, tuple[list[int], list[int]]] = {}
+        # FIELDS of every position in order, in batches (a mapped copy's, then added ones), and where each ends:
+        # taken from batch by batch, as Arrow's take over a chunked table first joins its chunks.
+        self._fields: list[pa.RecordBatch] = []
+        self._field_ends = np.zeros(0, dtype=np.int64)
+        self.mapped_from: Path | None = None  # the saved copy this index maps, if it does
         self.saved_seen = -1  # the change feed's position when the copy this index was opened from was read
 
     # filling
@@ -211,8 +228,22 @@ class ColdIndex:
         for offset, tags in enumerate(table["tags"].to_pylist()):
             if tags:
                 self._tags[start + offset] = tuple(tags)
+        self._keep_fields(table.select(FIELDS))
         self.size = end
         self.live += n
+
+    def _keep_fields(self, table: pa.Table) -> None:
+        batches = [*self._fields, *table.combine_chunks().to_batches()]
+        small = len(batches)
+        while small and batches[small - 1].num_rows < _FIELD_BATCH:
+            small -= 1
+        if len(batches) - small > 64:  # many small additions: one batch for them all
+            batches[small:] = pa.Table.from_batches(batches[small:]).combine_chunks().to_batches()
+        self._set_fields(batches)
+
+    def _set_fields(self, batches: list[pa.RecordBatch]) -> None:
+        self._fields = batches
+        self._field_ends = np.cumsum([b.num_rows for b in batches], dtype=np.int64)
 
     def _grow(self, needed: int) -> None:
         capacity = len(self.alive)
@@ -253,6 +284,52 @@ class ColdIndex:
             self._tags.pop(position, None)
             self._added.pop(int(self.ids[position]), None)
 
+    def forget(self, ids: Iterable[str]) -> None:
+        """Remove records for good: their fields leave this process's memory too (see `detach`)."""
+        self.remove(ids)
+        self.detach()
+
+    def detach(self) -> None:
+        """Stop mapping the saved copy (a forget removed it) and blank the fields of every dead position.
+
+        Once removed, a mapped file lives on, unlinked, while a process maps it: this lets it go, at the
+        cost of holding the index in memory until the next full read saves a new copy.
+        """
+        if self.mapped_from is not None:
+            for name in _MAPPED:
+                setattr(self, name, np.array(getattr(self, name)))
+            self.mapped_from = None
+        if not self._fields:
+            return
+        fields = self.fields()
+        dead = pa.array(~self.alive[: self.size])
+        content = pc.if_else(dead, pa.scalar(None, pa.string()), fields["content"])
+        metadata = pc.if_else(dead, pa.scalar(None, pa.string()), fields["metadata"])
+        fields = fields.set_column(fields.schema.get_field_index("content"), "content", content)
+        fields = fields.set_column(fields.schema.get_field_index("metadata"), "metadata", metadata)
+        self._set_fields(fields.combine_chunks().to_batches(max_chunksize=_FIELD_BATCH))
+
+    def fields(self) -> pa.Table:
+        """FIELDS of every position, dead ones included."""
+        return pa.Table.from_batches(self._fields) if self._fields else pa.table({})
+
+    def records(self, ids: Sequence[str]) -> list[Record]:
+        """The live records among `ids`, in full, as this index last saw the table (no read)."""
+        found = [(rid, p) for rid, p in ((rid, self.position(rid)) for rid in dict.fromkeys(ids)) if p >= 0]
+        if not found:
+            return []
+        positions = np.asarray([p for _, p in found], dtype=np.int64)
+        batch_of = np.searchsorted(self._field_ends, positions, side="right")
+        rows: list[dict[str, object]] = [{}] * len(found)
+        for b in np.unique(batch_of):
+            at = np.flatnonzero(batch_of == b)
+            start = int(self._field_ends[b]) - self._fields[b].num_rows
+            taken = self._fields[b].take(pa.array(positions[at] - start)).to_pylist()
+            for slot, row in zip(at.tolist(), taken, strict=True):
+                rows[slot] = row
+        cold = Tier.COLD.value
+        return [record_from_dict(row | {"id": rid, "tier": cold}) for (rid, _), row in zip(found, rows, strict=True)]
+
     def position(self, rid: str) -> int:
         """Where a live record is, or -1."""
         number = int(rid, 16)
@@ -283,6 +360,9 @@ class ColdIndex:
             np.save(target / f"{name}.npy", array[:, :n] if name == "bits" else array[:n])
         for name in ("_sorted", "_sorted_at", "_offsets", "_rows", "_counts"):
             np.save(target / f"{name}.npy", getattr(self, name))
+        fields = self.fields()
+        with pa.OSFile(str(target / "fields.arrow"), "wb") as sink, pa.ipc.new_file(sink, fields.schema) as writer:
+            writer.write_table(fields, max_chunksize=_FIELD_BATCH)
         words = sorted(self._vocabulary, key=self._vocabulary.__getitem__)
         meta = {
             **stamp,
@@ -311,16 +391,21 @@ class ColdIndex:
             index = cls(int(meta["dim"]))
             for name in [*_SAVED, "_sorted", "_sorted_at", "_offsets", "_rows", "_counts"]:
                 array = np.load(target / f"{name}.npy", mmap_mode="r" if name in _MAPPED else None)
-                setattr(index, name, array)
+                setattr(index, name, array.view(np.ndarray))  # still mapped, without np.memmap's cost per slice
             index.size, index.live = int(meta["size"]), int(meta["live"])
             index._length_sum = float(meta["length_sum"])
             index._tags = {int(k): tuple(v) for k, v in meta["tags"].items()}
             index._vocabulary = {word: i for i, word in enumerate(meta["vocabulary"])}
             index.saved_seen = int(meta["seen"])
-        except (OSError, ValueError, KeyError, TypeError):
+            fields = pa.ipc.open_file(pa.memory_map(str(target / "fields.arrow"))).read_all()
+        except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
             return None
         if len(index.alive) != index.size or index.bits.shape != (index.words_per_code, index.size):
             return None
+        if fields.num_rows != index.size or fields.schema.names != FIELDS:
+            return None
+        index._set_fields(fields.to_batches())
+        index.mapped_from = target
         return index
 
     # search
@@ -358,23 +443,42 @@ class ColdIndex:
         return mask
 
     def _preselect(self, queries: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The rows nearest each query form by Hamming distance of the sign bits, PRESELECT per form."""
+        """The rows nearest each query form by Hamming distance of the sign bits, PRESELECT per form.
+
+        Block by block (the bits of a block stay in cache for every form); from SPLIT_FROM rows the
+        second half of the blocks is counted in a second thread (the passes let go of the interpreter lock).
+        """
         n = self.size
+        codes = _bits(queries)
+        distances = np.zeros((len(queries), n), dtype=np.uint16)
+        if n >= SPLIT_FROM:
+            half = min(n, (n // 2 // _BLOCK + 1) * _BLOCK)
+            other = _helper().submit(self._hamming, codes, distances, half, n)
+            self._hamming(codes, distances, 0, half)
+            other.result()
+        else:
+            self._hamming(codes, distances, 0, n)
         chosen = []
-        word = np.empty(n, dtype=np.uint64)
-        counted = np.empty(n, dtype=np.uint8)
-        for query in queries:
-            code = _bits(query[None, :])[0]
-            distance = np.zeros(n, dtype=np.uint16)
-            for i in range(self.words_per_code):
-                np.bitwise_xor(self.bits[i, :n], code[i], out=word)
-                np.bitwise_count(word, out=counted)
-                distance += counted
+        for distance in distances:
             distance[~mask] = np.iinfo(np.uint16).max
             histogram = np.cumsum(np.bincount(distance, minlength=self.dim + 1)[: self.dim + 1])
             cut = int(np.searchsorted(histogram, PRESELECT))
             chosen.append(np.flatnonzero(distance <= cut))
         return np.unique(np.concatenate(chosen)) if len(chosen) > 1 else chosen[0]
+
+    def _hamming(self, codes: np.ndarray, distances: np.ndarray, start: int, end: int) -> None:
+        """Hamming distances of rows [start, end) to each query code, added into `distances`."""
+        word = np.empty(_BLOCK, dtype=np.uint64)
+        counted = np.empty(_BLOCK, dtype=np.uint8)
+        for low in range(start, end, _BLOCK):
+            high = min(end, low + _BLOCK)
+            w, c = word[: high - low], counted[: high - low]
+            for code, distance in zip(codes, distances, strict=True):
+                into = distance[low:high]
+                for i in range(self.words_per_code):
+                    np.bitwise_xor(self.bits[i, low:high], code[i], out=w)
+                    np.bitwise_count(w, out=c)
+                    np.add(into, c, out=into)
 
     def _bm25(self, terms: Sequence[str], mask: np.ndarray) -> np.ndarray:
         scores = np.zeros(self.size, dtype=np.float32)
@@ -460,6 +564,18 @@ class ColdHits:
             )
             for number, kind, durable, before, after, similarity, words in columns
         ]
+
+
+_HELPER: list[ThreadPoolExecutor] = []
+_HELPER_MADE = threading.Lock()
+
+
+def _helper() -> ThreadPoolExecutor:
+    """The second thread that counts half the bits of a large index."""
+    with _HELPER_MADE:
+        if not _HELPER:
+            _HELPER.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="memtiers-cold"))
+        return _HELPER[0]
 
 
 def _bits(vectors: np.ndarray) -> np.ndarray:

@@ -1,9 +1,10 @@
 """The warm and cold tiers of one namespace: two LanceDB tables, each with an index in memory.
 
-Warm is small and mirrored whole, searched exactly (tiers/warm.py); of cold only compact codes are
-held (tiers/cold.py), its text stays on disk (or object storage) and is read for the records a
-recall returns. Both indexes are kept current row by row from a change feed in the ledger, so no
-write, move or compaction costs work in proportion to the store. A move between the tiers copies
+Warm is small and mirrored whole, searched exactly (tiers/warm.py); of cold, compact codes and the
+records' fields are held (tiers/cold.py; mapped from a saved copy once it is large), its vectors
+stay on disk (or object storage), so a recall reads neither table. Both indexes are kept current
+row by row from a change feed in the ledger, so no write, move or compaction costs work in
+proportion to the store. A move between the tiers copies
 the rows, then deletes them from where they were; a crash in between is finished when the store is
 next opened for writing.
 """
@@ -32,7 +33,7 @@ from tiers.embedder import DEFAULT_MODEL
 from tiers.errors import CorruptFile, ModelMismatch
 from tiers.files import read_json_object, write_atomic
 from tiers.ledger import Ledger, Move
-from tiers.records import Record, Tier, record_from_dict
+from tiers.records import Record, Tier
 from tiers.tables import RECORD_COLUMNS, Table, check_id, connect, schema
 from tiers.terms import document_terms
 from tiers.timeparse import as_utc
@@ -236,6 +237,10 @@ class Store:
                 index.save(self._saved, self._stamp() | {"seen": seen})
             except OSError as exc:  # a disk too full for the copy costs the next process a full read, no more
                 log.warning("could not save the cold index under %s: %s", self._saved, exc)
+                return
+            mapped = ColdIndex.open_saved(self._saved, self._stamp())
+            if mapped is not None and mapped.live == index.live:  # map what was saved: memory only where read
+                self._cold = mapped
 
     def _cold_open_saved(self) -> bool:
         index = ColdIndex.open_saved(self._saved, self._stamp())
@@ -253,11 +258,16 @@ class Store:
         return True
 
     def _cold_catch_up(self, index: ColdIndex, changed: set[str]) -> None:
-        """Read again the cold rows another process changed (present ones replace, absent ones leave)."""
-        self.cold_table.refresh_reader()
+        """Read again the cold rows another process changed (present ones replace, absent ones leave).
+
+        When the saved copy this index maps was removed meanwhile (a forget: it held the forgotten
+        words), the index lets go of its file and of the fields of the rows that left.
+        """
         rows = self.cold_table.get(sorted(changed), COLD_COLUMNS)
         index.remove(changed)
         index.put(rows)
+        if index.mapped_from is not None and not index.mapped_from.exists():
+            index.detach()
 
     def _changes_since(self, seen: int, tier: Tier) -> tuple[int, set[str] | None]:
         """The feed's newest position and the records of `tier` changed since `seen`; None: read the tier whole."""
@@ -265,7 +275,7 @@ class Store:
         return newest, None if changed is None or "*" in changed else changed
 
     def _stamp(self) -> dict[str, object]:
-        return {"format": 1, "table": self.cold_table.name, "where": self.cold_table.where, "model": self.model}
+        return {"format": 2, "table": self.cold_table.name, "where": self.cold_table.where, "model": self.model}
 
     def _drop_saved(self) -> None:
         """Remove the saved copy of the cold index (it holds the words of every cold record it was made from)."""
@@ -337,11 +347,7 @@ class Store:
         return self.count(Tier.WARM) + self.count(Tier.COLD)
 
     def cold_search(self, vectors: np.ndarray, terms: Sequence[str], k: int, scope: ColdScope) -> ColdHits | None:
-        """Search the cold tier's index by meaning and by words; None while nothing was ever sent cold.
-
-        In the caller's thread: the search is a few numpy passes, and a second thread would only wait
-        for the interpreter lock between them.
-        """
+        """Search the cold tier's index by meaning and by words; None while nothing was ever sent cold."""
         if self._cold is None and not self.cold_table.count():
             return None  # not even the index is loaded
         with self.cold() as index:
@@ -353,10 +359,14 @@ class Store:
             return hits.lookup(ids)
 
     def cold_records(self, ids: Sequence[str]) -> list[Record]:
-        """Cold records in full (those a recall returns), as the cold index last saw the table."""
+        """Cold records in full (those a recall returns), from the cold index: no read of the table.
+
+        Fewer than asked when one left cold since the search that found it.
+        """
         if not ids:
             return []
-        return [record_from_dict(row) for row in self.cold_table.fetch(list(ids), RECORD_COLUMNS).to_pylist()]
+        with self.cold() as index:
+            return index.records(ids)
 
     def lifecycle_rows(self, ids: Iterable[str] = ()) -> list[dict[str, Any]]:
         """What the tier rules read: every warm record, and those cold records named (the recalled ones)."""
@@ -466,7 +476,7 @@ class Store:
         if record.tier is Tier.WARM:
             self._changed([record.id], Tier.WARM, warm=lambda index: index.remove([record.id]))
         else:
-            self._changed([record.id], Tier.COLD, cold=lambda index: index.remove([record.id]))
+            self._changed([record.id], Tier.COLD, cold=lambda index: index.forget([record.id]))
         table.compact(scrub=True)
         # A move deletes the row where it was, which only marks it: that table's files still hold its text.
         other = Tier.COLD if record.tier is Tier.WARM else Tier.WARM

@@ -144,7 +144,6 @@ class Table:
                 f"cannot open the {name} table in {where}: {backend_message(exc)}. {_advice(where, name)}"
             ) from exc
         self._indexed: set[str] | None = None
-        self._dataset: Any = None  # the pylance dataset `fetch` reads, at the version it last refreshed to
 
     # reads: each holds the read lock shared, so compaction never removes files under it
 
@@ -168,38 +167,6 @@ class Table:
                     query = query.select(list(columns))
                 parts.append(query.to_arrow())
         return _concat(parts, self._table.schema, columns)
-
-    @_mapped("reading")
-    def fetch(self, ids: Sequence[str], columns: Sequence[str]) -> pa.Table:
-        """The rows with these ids, read from the version last refreshed to; the newest when that lacks one.
-
-        A recall's read of its hits: at the version in hand it skips asking for the newest one (which
-        LanceDB otherwise does on every query), so it costs a few milliseconds. Rows another process
-        changed are seen once `refresh_reader` is called (the change feed says when); rows it added,
-        or files its compaction removed, make this read refresh and read again.
-        """
-        wanted = list(dict.fromkeys(ids))
-        with self._reading():
-            if self._dataset is not None:
-                try:
-                    found = self._fetch(wanted, columns)
-                    if found.num_rows >= len(wanted):
-                        return found
-                except (OSError, RuntimeError, ValueError):
-                    pass  # files of an older version, removed by a compaction: read the newest
-            self._dataset = self._table.to_lance()
-            return self._fetch(wanted, columns)
-
-    def _fetch(self, ids: list[str], columns: Sequence[str]) -> pa.Table:
-        parts = [
-            self._dataset.to_table(filter=in_ids(ids[start : start + 500]), columns=list(columns))
-            for start in range(0, len(ids), 500)
-        ]
-        return _concat(parts, self._table.schema, columns)
-
-    def refresh_reader(self) -> None:
-        """The next `fetch` reads the newest version."""
-        self._dataset = None
 
     @_mapped("reading")
     def find_hashes(self, hashes: Sequence[str]) -> dict[str, str]:

@@ -391,6 +391,16 @@ class WarmIndex:
     def record(self, position: int) -> Record:
         return self.row(position).record
 
+    def make_rows(self, positions: Iterable[int]) -> None:
+        """Make the rows of these positions that are not made yet, in one pass (a recall's hits)."""
+        if self._base is None:
+            return
+        made, base = self._rows, self._base.num_rows
+        missing = sorted({p for p in positions if p not in made and p < base and self._ids[p] is not None})
+        if missing:
+            for position, row in zip(missing, rows_of(self._base.take(pa.array(missing))), strict=True):
+                self._rows[position] = row
+
     def get(self, rid: str) -> Row | None:
         position = self.positions.get(rid)
         return None if position is None else self.row(position)

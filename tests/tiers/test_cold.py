@@ -5,6 +5,7 @@ Pure logic, so the rows are made by hand with random unit vectors.
 
 from __future__ import annotations
 
+import mmap
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -57,6 +58,14 @@ def rows(
         links = (before or {}).get(n, ())
         out.append(Row(record, f"h{n}", text, vector / np.linalg.norm(vector), before=links))
     return _table(out, DIM).select(COLUMNS)
+
+
+def mapped(array: np.ndarray) -> bool:
+    """Whether the array's memory is a mapped file."""
+    base = array
+    while base is not None and not isinstance(base, mmap.mmap):
+        base = getattr(base, "base", None)
+    return base is not None
 
 
 def batches(table: pa.Table, size: int) -> list[pa.RecordBatch]:
@@ -113,6 +122,28 @@ def test_past_the_exact_size_the_bits_preselect_rows_and_keep_most_of_the_exact_
         exact = {rid(int(i)) for i in np.argsort(-(vectors @ query))[:20]}
         found.append(len(exact & {c.id for c in hits.candidates}) / 20)
     assert np.mean(found) >= 0.9  # 400 of 4,000 rows read by cosine, one in ten
+
+
+def test_a_large_index_counts_its_bits_in_two_threads_and_finds_what_one_thread_finds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(cold_module, "EXACT_UP_TO", 100)
+    monkeypatch.setattr(cold_module, "PRESELECT", 200)
+    monkeypatch.setattr(cold_module, "_BLOCK", 256)  # many blocks, each thread its share of them
+    rng = np.random.default_rng(5)
+    index = ColdIndex(DIM)
+    index.load(batches(rows(range(3_000), rng), 700))
+    index.remove([rid(n) for n in range(0, 3_000, 7)])
+    queries = rng.normal(size=(2, DIM)).astype(np.float32)  # two forms of one query
+
+    def found() -> list[tuple[str, float]]:
+        hits = index.search(queries, [], 50, ColdScope())
+        return sorted((c.id, round(c.cosine, 6)) for c in hits.candidates)
+
+    monkeypatch.setattr(cold_module, "SPLIT_FROM", 10**9)
+    alone = found()
+    monkeypatch.setattr(cold_module, "SPLIT_FROM", 1_000)
+    assert found() == alone and len(alone) == 50
 
 
 def test_bm25_of_cold_rows_is_the_textbook_formula_as_for_warm_ones() -> None:
@@ -219,7 +250,7 @@ def test_a_saved_index_opens_mapped_and_finds_what_the_index_it_was_saved_from_f
 
     opened = ColdIndex.open_saved(tmp_path / "saved", {"table": "cold"})
     assert opened is not None and opened.saved_seen == 7
-    assert isinstance(opened.codes, np.memmap)  # mapped, not read whole
+    assert mapped(opened.codes)  # mapped, not read whole
     query = rng.normal(size=(1, DIM)).astype(np.float32)
 
     def found(of: ColdIndex) -> list[tuple[str, float, float]]:
@@ -228,11 +259,44 @@ def test_a_saved_index_opens_mapped_and_finds_what_the_index_it_was_saved_from_f
 
     assert found(opened) == found(index)
     assert opened.position(rid(5)) == -1 and opened.position(rid(6)) >= 0
+    assert opened.records([rid(1), rid(5), rid(399)]) == index.records([rid(1), rid(399)])  # 5 was removed
+    assert opened.mapped_from is not None and opened.records([rid(1)])[0].content == "w1 shared"
     opened.put(rows([1_000], rng))  # grows past the mapped arrays into memory
     opened.remove([rid(6)])
     assert opened.position(rid(1_000)) >= 0 and opened.position(rid(6)) == -1
+    assert [r.id for r in opened.records([rid(1_000), rid(6), rid(2)])] == [rid(1_000), rid(2)]
 
     assert ColdIndex.open_saved(tmp_path / "saved", {"table": "other"}) is None  # another table's copy
     assert ColdIndex.open_saved(tmp_path / "nothing", {"table": "cold"}) is None
     index.put(rows([2_000], rng))
     assert not index.save(tmp_path / "again", {})  # rows added since the load: only full reads are saved
+
+
+def test_records_come_whole_from_the_index_and_a_forget_takes_their_fields_out_of_memory_and_off_the_map(
+    tmp_path: Path,
+) -> None:
+    rng = np.random.default_rng(4)
+    index = ColdIndex(DIM)
+    index.load(batches(rows(range(50), rng, tags=("trip", "boat")), 20))
+    [record] = index.records([rid(7)])
+    assert record == Record(
+        id=rid(7), content="word0 common", tier=Tier.COLD, kind=Kind.NOTE, protected=False,
+        occurred_at=T0, created_at=T0, tags=("trip", "boat"),
+    )  # fmt: skip
+    assert index.save(tmp_path / "saved", {"seen": 1})
+    opened = ColdIndex.open_saved(tmp_path / "saved", {})
+    assert opened is not None and mapped(opened.bits)
+    position = opened.position(rid(7))
+    opened.forget([rid(7)])
+    assert opened.mapped_from is None and not mapped(opened.bits)  # the file can go now
+    assert opened.records([rid(7)]) == [] and opened.fields()["content"][position].as_py() is None
+    assert opened.records([rid(8)]) == index.records([rid(8)])  # the others are whole
+    for n in range(100, 170):  # one row at a time, as the change feed brings them: kept in a few batches
+        opened.put(rows([n], rng, terms={n: f"added {n}"}))
+    assert [(r.id, r.content) for r in opened.records([rid(169), rid(8), rid(100)])] == [
+        (rid(169), "added 169"), (rid(8), "word1 common"), (rid(100), "added 100"),
+    ]  # fmt: skip
+    assert opened.fields().num_rows == opened.size and len(opened.fields().to_batches()) < 10
+    query = rng.normal(size=(1, DIM)).astype(np.float32)
+    found = {c.id for c in opened.search(query, ["word0"], 200, ColdScope()).candidates}
+    assert rid(7) not in found and rid(14) in found  # word0 common, as 7 was

@@ -68,6 +68,7 @@ DAMAGES: dict[str, tuple[str, Callable[[bytes], bytes], type[MemtiersError], str
 
 CALLS: dict[str, Callable[[Memory], Any]] = {
     "recall": lambda m: m.recall("gauge reading", T0, tiers=[Tier.HOT, Tier.WARM, Tier.COLD]),
+    "get what recall found": lambda m: [m.get(h.record.id) for h in m.recall("gauge", T0, tiers=[Tier.COLD]).hits],
     "remember": lambda m: m.remember([MemoryIn(content="The boat leaves at dawn")], T0),
     "profile": lambda m: m.profile(),
     "profile set": lambda m: m.set_profile({"city": "Oslo"}, T0),

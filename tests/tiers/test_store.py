@@ -327,7 +327,21 @@ def test_a_second_process_opens_the_saved_cold_index_and_catches_up_with_the_fee
         assert ids[0] not in {c.id for c in hits.candidates}
         assert "ferry" in reader.recall("when does the ferry leave", T0, tiers=[Tier.COLD]).text
 
-        reader.forget(ids[2], T0)
-        assert not (folder / "cold-index").exists()  # a forget removes the copy, which held its words
+        [kept] = reader.store.cold_records([ids[3]])  # taken from the index: what LanceDB holds, field for field
+        assert kept == reader.store.get([ids[3]])[ids[3]]
+
+        other = Memory(folder, embedder)  # a second server on the same copy
+        try:
+            other.recall("where is the key", T0)
+            with other.store.cold() as index:
+                assert index.mapped_from is not None
+            reader.forget(ids[2], T0)
+            assert not (folder / "cold-index").exists()  # a forget removes the copy, which held its words
+            assert texts[2] not in other.recall("Marta's phone number", T0, tiers=[Tier.COLD]).text
+            with other.store.cold() as index:  # the other one let go of the removed file and of the words
+                assert index.mapped_from is None
+                assert texts[2] not in index.fields()["content"].to_pylist()
+        finally:
+            other.close()
     finally:
         reader.close()
