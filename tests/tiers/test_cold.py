@@ -124,12 +124,9 @@ def test_past_the_exact_size_the_bits_preselect_rows_and_keep_most_of_the_exact_
     assert np.mean(found) >= 0.9  # 400 of 4,000 rows read by cosine, one in ten
 
 
-def test_a_large_index_counts_its_bits_in_two_threads_and_finds_what_one_thread_finds(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_bits_counted_block_by_block_find_what_one_pass_over_every_row_finds(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cold_module, "EXACT_UP_TO", 100)
     monkeypatch.setattr(cold_module, "PRESELECT", 200)
-    monkeypatch.setattr(cold_module, "_BLOCK", 256)  # many blocks, each thread its share of them
     rng = np.random.default_rng(5)
     index = ColdIndex(DIM)
     index.load(batches(rows(range(3_000), rng), 700))
@@ -140,10 +137,9 @@ def test_a_large_index_counts_its_bits_in_two_threads_and_finds_what_one_thread_
         hits = index.search(queries, [], 50, ColdScope())
         return sorted((c.id, round(c.cosine, 6)) for c in hits.candidates)
 
-    monkeypatch.setattr(cold_module, "SPLIT_FROM", 10**9)
-    alone = found()
-    monkeypatch.setattr(cold_module, "SPLIT_FROM", 1_000)
-    assert found() == alone and len(alone) == 50
+    whole = found()
+    monkeypatch.setattr(cold_module, "_BLOCK", 256)  # many blocks, the last one short
+    assert found() == whole and len(whole) == 50
 
 
 def test_bm25_of_cold_rows_is_the_textbook_formula_as_for_warm_ones() -> None:
