@@ -15,3 +15,10 @@ if os.name == "posix":
     # server's worker threads would hold one each. Two are enough here (M_ARENA_MAX is -8).
     with contextlib.suppress(OSError, AttributeError):  # not glibc: its allocator decides
         ctypes.CDLL("libc.so.6").mallopt(-8, 2)
+
+
+def release_free_memory() -> None:
+    """Hand the memory freed after the first reads back to the system (glibc keeps it otherwise)."""
+    if os.name == "posix":
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL("libc.so.6").malloc_trim(0)

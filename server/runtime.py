@@ -13,6 +13,7 @@ import anyio
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.subscriptions import ResourceUpdated
 
+from server import release_free_memory
 from server.settings import Settings
 from tiers.embedder import FastEmbedder
 from tiers.errors import MemtiersError
@@ -83,6 +84,7 @@ class Runtime:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.first_request.wait(), timeout=5)
         await asyncio.gather(self._load_model(), self._open_store())
+        release_free_memory()  # the full reads' buffers: ~100 MB a server would otherwise keep
 
     async def _load_model(self) -> None:
         try:
@@ -118,6 +120,7 @@ class Runtime:
         self.last_sweep = report
         if report.moves:
             log.info("sweep moved %d records", len(report.moves))
+            release_free_memory()  # what the sweep's reads of the warm tier freed
         await self.notify_if_profile_changed()
         return report
 

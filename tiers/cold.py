@@ -119,7 +119,6 @@ class ColdIndex:
         self.after = np.zeros((0, LINKS), dtype=np.uint64)
         self.lengths = np.zeros(0, dtype=np.float32)
         self._length_sum = 0.0
-        self._tags: dict[int, tuple[str, ...]] = {}
         self._sorted = np.zeros(0, dtype=np.uint64)  # ids of the bulk-loaded rows, sorted, and their positions
         self._sorted_at = np.zeros(0, dtype=np.int64)
         self._added: dict[int, int] = {}  # id -> position of rows added after the bulk load
@@ -222,9 +221,6 @@ class ColdIndex:
         self.scale[start:end] = peak / 127.0
         for side, column in ((self.before, "before"), (self.after, "after")):
             side[start:end] = _links(table[column])
-        for offset, tags in enumerate(table["tags"].to_pylist()):
-            if tags:
-                self._tags[start + offset] = tuple(tags)
         self._keep_fields(table.select(FIELDS))
         self.size = end
         self.live += n
@@ -278,7 +274,6 @@ class ColdIndex:
             self.alive[position] = False
             self.live -= 1
             self._length_sum -= float(self.lengths[position])
-            self._tags.pop(position, None)
             self._added.pop(int(self.ids[position]), None)
 
     def forget(self, ids: Iterable[str]) -> None:
@@ -367,9 +362,11 @@ class ColdIndex:
             "size": n,
             "live": self.live,
             "length_sum": self._length_sum,
-            "tags": {str(k): list(v) for k, v in self._tags.items()},
-            "vocabulary": words,
         }
+        with pa.OSFile(str(target / "vocabulary.arrow"), "wb") as sink:
+            vocabulary = pa.table({"word": pa.array(words, pa.string())})
+            with pa.ipc.new_file(sink, vocabulary.schema) as writer:
+                writer.write_table(vocabulary)
         (target / "meta.json").write_text(json.dumps(meta))
         write_atomic(folder / "current", token)
         for other in folder.iterdir():
@@ -391,8 +388,8 @@ class ColdIndex:
                 setattr(index, name, array.view(np.ndarray))  # still mapped, without np.memmap's cost per slice
             index.size, index.live = int(meta["size"]), int(meta["live"])
             index._length_sum = float(meta["length_sum"])
-            index._tags = {int(k): tuple(v) for k, v in meta["tags"].items()}
-            index._vocabulary = {word: i for i, word in enumerate(meta["vocabulary"])}
+            words = pa.ipc.open_file(pa.memory_map(str(target / "vocabulary.arrow"))).read_all()["word"]
+            index._vocabulary = {word: i for i, word in enumerate(words.to_pylist())}
             index.saved_seen = int(meta["seen"])
             fields = pa.ipc.open_file(pa.memory_map(str(target / "fields.arrow"))).read_all()
         except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
@@ -427,17 +424,25 @@ class ColdIndex:
     def _mask(self, scope: ColdScope) -> np.ndarray:
         mask = self.alive[: self.size].copy()
         if scope.tags:
-            wanted = set(scope.tags)
-            tagged = np.zeros(self.size, dtype=bool)
-            for position, tags in self._tags.items():
-                if wanted.intersection(tags):
-                    tagged[position] = True
-            mask &= tagged
+            mask &= self._tagged(scope.tags)
         if scope.since_us is not None:
             mask &= self.occurred_us[: self.size] >= scope.since_us
         if scope.until_us is not None:
             mask &= self.occurred_us[: self.size] <= scope.until_us
         return mask
+
+    def _tagged(self, tags: Sequence[str]) -> np.ndarray:
+        """Positions holding any of these tags, read from the fields' tag lists."""
+        out = np.zeros(self.size, dtype=bool)
+        wanted = pa.array(list(dict.fromkeys(tags)), pa.string())
+        start = 0
+        for batch in self._fields:
+            lists = batch.column("tags")
+            hit = pc.is_in(pc.list_flatten(lists), value_set=wanted)
+            rows = pc.list_parent_indices(lists).filter(hit).to_numpy(zero_copy_only=False)
+            out[start + rows.astype(np.int64)] = True
+            start += batch.num_rows
+        return out
 
     def _preselect(self, queries: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The rows nearest each query form by Hamming distance of the sign bits, PRESELECT per form.

@@ -275,7 +275,7 @@ class Store:
         return newest, None if changed is None or "*" in changed else changed
 
     def _stamp(self) -> dict[str, object]:
-        return {"format": 2, "table": self.cold_table.name, "where": self.cold_table.where, "model": self.model}
+        return {"format": 3, "table": self.cold_table.name, "where": self.cold_table.where, "model": self.model}
 
     def _drop_saved(self) -> None:
         """Remove the saved copy of the cold index (it holds the words of every cold record it was made from)."""

@@ -10,7 +10,6 @@ record's full fields are made only when something asks for them.
 from __future__ import annotations
 
 import bisect
-import itertools
 import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -53,12 +52,12 @@ def micros(record: Record) -> tuple[int, int]:
     return int(record.occurred_at.timestamp() * 1_000_000), int(record.created_at.timestamp() * 1_000_000)
 
 
-def rows_of(table: pa.Table) -> list[Row]:
-    """Rows of a tier table (any subset of its columns with the record columns and the vector)."""
+def rows_of(table: pa.Table, vectors: np.ndarray | None = None) -> list[Row]:
+    """Rows of a tier table (any subset of its columns with the record columns, and the vector or `vectors`)."""
     if not table.num_rows:
         return []
     names = set(table.column_names)
-    vectors = vectors_of(table)
+    vectors = vectors_of(table) if vectors is None else vectors
     terms = table["terms"].to_pylist() if "terms" in names else [""] * table.num_rows
     hashes = table["hash"].to_pylist() if "hash" in names else [""] * table.num_rows
     columns = {name: table[name].to_pylist() for name in RECORD_COLUMNS}
@@ -121,8 +120,8 @@ class WarmIndex:
             return
         table = table.combine_chunks()
         self._grow(n)
-        self._base = table
         self.vectors[:n] = vectors_of(table)
+        self._base = table.drop_columns(["vector"])  # rows are made from it; their vectors are self.vectors
         self.occurred_us[:n] = table["occurred_at"].cast(pa.int64()).to_numpy(zero_copy_only=False)
         self.created_us[:n] = table["created_at"].cast(pa.int64()).to_numpy(zero_copy_only=False)
         self.alive[:n] = True
@@ -164,9 +163,9 @@ class WarmIndex:
         codes = {s: i for i, s in enumerate(dict.fromkeys(self._sources))}
         source = np.asarray([codes[s] for s in self._sources], dtype=np.int64)
         order = np.lexsort((np.arange(n), self.created_us[:n], self.occurred_us[:n], source))
-        for a, b in itertools.pairwise(order):
-            if self.occurred_us[a] == self.occurred_us[b] and source[a] == source[b]:
-                self.next[a], self.prev[b] = b, a
+        a, b = order[:-1], order[1:]
+        same = (self.occurred_us[a] == self.occurred_us[b]) & (source[a] == source[b])
+        self.next[a[same]], self.prev[b[same]] = b[same], a[same]
         for position in order:
             key = (self._sources[position], int(self.occurred_us[position]))
             self._episodes.setdefault(key, []).append((int(self.created_us[position]), int(position)))
@@ -246,12 +245,13 @@ class WarmIndex:
             return
         new = max(needed, capacity * 2, 64)
 
-        def grown(array: np.ndarray, fill: object) -> np.ndarray:
-            out = np.full((new, *array.shape[1:]), fill, dtype=array.dtype)
+        def grown(array: np.ndarray, fill: object | None) -> np.ndarray:
+            shape = (new, *array.shape[1:])
+            out = np.empty(shape, dtype=array.dtype) if fill is None else np.full(shape, fill, dtype=array.dtype)
             out[:capacity] = array
             return out
 
-        self.vectors = grown(self.vectors, 0.0)
+        self.vectors = grown(self.vectors, None)  # rows past `size` are never read
         self.occurred_us = grown(self.occurred_us, 0)
         self.created_us = grown(self.created_us, 0)
         self.alive = grown(self.alive, False)
@@ -384,7 +384,7 @@ class WarmIndex:
         made = self._rows.get(position)
         if made is None:
             assert self._base is not None and self._ids[position] is not None
-            made = rows_of(self._base.slice(position, 1))[0]
+            made = rows_of(self._base.slice(position, 1), self.vectors[position : position + 1].copy())[0]
             self._rows[position] = made
         return made
 
@@ -398,7 +398,8 @@ class WarmIndex:
         made, base = self._rows, self._base.num_rows
         missing = sorted({p for p in positions if p not in made and p < base and self._ids[p] is not None})
         if missing:
-            for position, row in zip(missing, rows_of(self._base.take(pa.array(missing))), strict=True):
+            made_now = rows_of(self._base.take(pa.array(missing)), self.vectors[missing])
+            for position, row in zip(missing, made_now, strict=True):
                 self._rows[position] = row
 
     def get(self, rid: str) -> Row | None:
