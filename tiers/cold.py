@@ -418,7 +418,13 @@ class ColdIndex:
         pool = np.flatnonzero(mask) if self.live <= EXACT_UP_TO else self._preselect(queries, mask)
         cosine = hits.cosine(pool)
         by_meaning = pool[np.argpartition(-cosine, k)[:k]] if len(pool) > k else pool
-        hits.add(np.unique(np.concatenate([by_meaning, by_words])))
+        chosen = np.unique(np.concatenate([by_meaning, by_words]))
+        at = np.minimum(np.searchsorted(pool, chosen), len(pool) - 1)  # pool is sorted
+        scored = pool[at] == chosen
+        known = np.zeros(len(chosen), dtype=np.float32)
+        known[scored] = cosine[at[scored]]
+        known[~scored] = hits.cosine(chosen[~scored])  # found by words alone
+        hits.add(chosen, known)
         return hits
 
     def _mask(self, scope: ColdScope) -> np.ndarray:
@@ -500,7 +506,7 @@ class ColdIndex:
         number = self._vocabulary.get(term)
         if number is not None and number + 1 < len(self._offsets):
             start, end = self._offsets[number], self._offsets[number + 1]
-            parts_rows.append(self._rows[start:end].astype(np.int64))
+            parts_rows.append(self._rows[start:end])
             parts_counts.append(self._counts[start:end].astype(np.float32))
         added = self._postings.get(term)
         if added is not None:
@@ -508,8 +514,9 @@ class ColdIndex:
             parts_counts.append(np.asarray(added[1], dtype=np.float32))
         if not parts_rows:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        rows, counts = np.concatenate(parts_rows), np.concatenate(parts_counts)
-        return rows, counts  # dead rows are dropped by the search's mask
+        if len(parts_rows) == 1:  # dead rows are dropped by the search's mask
+            return parts_rows[0], parts_counts[0]
+        return np.concatenate(parts_rows), np.concatenate(parts_counts)
 
 
 class ColdHits:
@@ -528,39 +535,52 @@ class ColdHits:
         codes = index.codes[positions].astype(np.float32)
         return (codes @ self.queries.T).max(axis=1) * index.scale[positions]
 
-    def add(self, positions: np.ndarray) -> None:
-        self.candidates.extend(self._candidates(positions))
+    def add(self, positions: np.ndarray, cosine: np.ndarray) -> None:
+        self.candidates.extend(self._candidates(positions, cosine))
 
     def lookup(self, ids: Sequence[str]) -> list[Candidate]:
         """Candidates for these ids where they are live cold rows (a hit's neighbours, not found by the search)."""
-        positions = [p for p in (self.index.position(rid) for rid in ids) if p >= 0]
-        return self._candidates(np.asarray(positions, dtype=np.int64))
+        positions = np.asarray([p for p in (self.index.position(rid) for rid in ids) if p >= 0], dtype=np.int64)
+        return self._candidates(positions, self.cosine(positions))
 
-    def _candidates(self, positions: np.ndarray) -> list[Candidate]:
+    def _candidates(self, positions: np.ndarray, cosine: np.ndarray) -> list[Candidate]:
         index = self.index
+        if not len(positions):
+            return []
+        before, after = index.before[positions], index.after[positions]
+        # Each row's id, then its links before and after (filled from the first slot), as text in one pass.
+        texts = _hex(np.concatenate([index.ids[positions][:, None], before, after], axis=1))
+        width = 1 + 2 * LINKS
+        before_count = (before != _NONE).sum(axis=1).tolist()
+        after_count = (after != _NONE).sum(axis=1).tolist()
         columns = zip(
-            index.ids[positions].tolist(),
+            range(0, len(texts), width),
+            before_count,
+            after_count,
             index.kind[positions].tolist(),
             index.durable[positions].tolist(),
-            index.before[positions].tolist(),
-            index.after[positions].tolist(),
-            self.cosine(positions).tolist(),
+            cosine.tolist(),
             self.words[positions].tolist(),
             strict=True,
         )
-        none = int(_NONE)
         return [
             Candidate(
-                f"{number:012x}",
+                texts[at],
                 _KINDS[kind],
                 durable,
-                tuple(f"{n:012x}" for n in before if n != none),
-                tuple(f"{n:012x}" for n in after if n != none),
+                tuple(texts[at + 1 : at + 1 + nb]),
+                tuple(texts[at + 1 + LINKS : at + 1 + LINKS + na]),
                 similarity,
                 words,
             )
-            for number, kind, durable, before, after, similarity, words in columns
+            for at, nb, na, kind, durable, similarity, words in columns
         ]
+
+
+def _hex(numbers: np.ndarray) -> list[str]:
+    """48-bit numbers (any shape, read in order) as 12-digit hex ids."""
+    digits = numbers.astype(">u8").tobytes().hex()
+    return [digits[at + 4 : at + 16] for at in range(0, len(digits), 16)]
 
 
 def _bits(vectors: np.ndarray) -> np.ndarray:

@@ -147,7 +147,7 @@ def record_from_dict(row: dict[str, Any]) -> Record:
         occurred_at=as_utc(row["occurred_at"]),
         created_at=as_utc(row["created_at"]),
         tags=tuple(row["tags"] or ()),
-        metadata=json.loads(row["metadata"] or "{}"),
+        metadata=json.loads(row["metadata"]) if row["metadata"] not in (None, "", "{}") else {},
         source=row["source"],
         forget_after=as_utc(row["forget_after"]) if row["forget_after"] else None,
         superseded_by=row["superseded_by"],
