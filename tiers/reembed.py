@@ -18,7 +18,7 @@ from tiers.errors import StorageError
 from tiers.locking import file_lock, serving_lock
 from tiers.records import Tier
 from tiers.store import read_meta, write_meta
-from tiers.tables import Table, connect, schema
+from tiers.tables import Connection, Table, schema
 
 Progress = Callable[[int, int], None]
 
@@ -40,8 +40,8 @@ def reembed(
         meta = read_meta(meta_path)
         names = meta.get("tables", {"warm": "warm", "cold": "cold"})
         local_uri = str(folder / "lance")
-        local = connect(local_uri)
-        cold_db = connect(cold_uri, storage_options) if cold_uri else local
+        local = Connection(local_uri)
+        cold_db = Connection(cold_uri, storage_options) if cold_uri else local
         read_lock = folder / "read.lock"
         places = ((Tier.WARM, local, local_uri), (Tier.COLD, cold_db, cold_uri or local_uri))
         olds = {
@@ -57,8 +57,8 @@ def reembed(
                 # An unfinished run for another model, or the store was written since it stopped (rows added,
                 # moved, changed or forgotten): its copies are stale. Drop them and start over beside them.
                 for tier, db, _ in places:
-                    if f"{tier.value}_{generation}" in db.list_tables().tables:
-                        db.drop_table(f"{tier.value}_{generation}")
+                    if f"{tier.value}_{generation}" in db().list_tables().tables:
+                        db().drop_table(f"{tier.value}_{generation}")
                 generation += 1
         meta["reembedding"] = {
             "model": embedder.name,
@@ -99,7 +99,7 @@ def reembed(
         write_meta(meta_path, meta)
         for tier, (old, _) in tables.items():
             db = cold_db if tier is Tier.COLD else local
-            db.drop_table(old.name)
+            db().drop_table(old.name)
     return total
 
 

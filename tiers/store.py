@@ -34,7 +34,7 @@ from tiers.errors import CorruptFile, ModelMismatch
 from tiers.files import read_json_object, write_atomic
 from tiers.ledger import Ledger, Move
 from tiers.records import Record, Tier
-from tiers.tables import RECORD_COLUMNS, Table, check_id, connect, schema
+from tiers.tables import RECORD_COLUMNS, Connection, Table, check_id, schema
 from tiers.terms import document_terms
 from tiers.timeparse import as_utc
 from tiers.warm import Row, WarmIndex, rows_of
@@ -72,12 +72,13 @@ class Store:
         self.read_lock = folder / "read.lock"
         meta = self._check_model()
         local_uri = str(folder / "lance")
-        local = connect(local_uri)
+        local = Connection(local_uri)  # LanceDB is connected (and imported) at the first write
         names = meta.get("tables", {"warm": "warm", "cold": "cold"})
         self.warm_table = Table(local, names["warm"], dim, local_uri, self.read_lock, indexed=False)
-        cold_db = connect(cold_uri, storage_options) if cold_uri else local
+        cold_db = Connection(cold_uri, storage_options) if cold_uri else local
         self.cold_table = Table(cold_db, names["cold"], dim, cold_uri or local_uri, self.read_lock, indexed=True)
-        self._legacy = local if "memories" in local.list_tables().tables else None
+        # The single table of a store made before the tiers were split (schema 1), moved over by `recover`.
+        self._legacy = local() if (folder / "lance" / "memories.lance").is_dir() else None
         self._index: WarmIndex | None = None
         self._seen = 0
         self._guard = threading.RLock()

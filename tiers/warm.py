@@ -109,6 +109,7 @@ class WarmIndex:
         self._postings: dict[str, tuple[list[int], list[int]]] = {}
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._episodes: dict[tuple[str | None, int], list[tuple[int, int]]] = {}
+        self._episode_order: np.ndarray | None = None  # the loaded rows' order, made into `_episodes` when first needed
 
     # the first read: every warm row at once
 
@@ -166,9 +167,16 @@ class WarmIndex:
         a, b = order[:-1], order[1:]
         same = (self.occurred_us[a] == self.occurred_us[b]) & (source[a] == source[b])
         self.next[a[same]], self.prev[b[same]] = b[same], a[same]
-        for position in order:
-            key = (self._sources[position], int(self.occurred_us[position]))
-            self._episodes.setdefault(key, []).append((int(self.created_us[position]), int(position)))
+        self._episode_order = order  # the episodes themselves wait for the first change: a recall needs only the links
+
+    def _episode_map(self) -> dict[tuple[str | None, int], list[tuple[int, int]]]:
+        """Each episode's rows as (created, position), in order; built from the load on first use."""
+        order, self._episode_order = self._episode_order, None
+        if order is not None:
+            for position in order.tolist():
+                key = (self._sources[position], int(self.occurred_us[position]))
+                self._episodes.setdefault(key, []).append((int(self.created_us[position]), position))
+        return self._episodes
 
     # changes
 
@@ -270,7 +278,7 @@ class WarmIndex:
     # episodes: rows of the same time and source, in the order they were stored
 
     def _link(self, source: str | None, position: int, created: int) -> None:
-        episode = self._episodes.setdefault((source, int(self.occurred_us[position])), [])
+        episode = self._episode_map().setdefault((source, int(self.occurred_us[position])), [])
         entry = (created, position)
         at = bisect.bisect(episode, entry)
         episode.insert(at, entry)
@@ -284,13 +292,14 @@ class WarmIndex:
 
     def _unlink(self, row: Row, position: int) -> None:
         key = (row.record.source, int(self.occurred_us[position]))
-        episode = self._episodes.get(key, [])
+        episodes = self._episode_map()
+        episode = episodes.get(key, [])
         entry = (int(self.created_us[position]), position)
         at = bisect.bisect_left(episode, entry)
         if at < len(episode) and episode[at] == entry:
             episode.pop(at)
         if not episode:
-            self._episodes.pop(key, None)
+            episodes.pop(key, None)
         before, after = int(self.prev[position]), int(self.next[position])
         if before >= 0:
             self.next[before] = after

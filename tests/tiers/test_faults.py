@@ -25,7 +25,7 @@ from tiers.memory import Memory
 from tiers.records import Kind, MemoryIn, Record, Tier
 from tiers.reembed import reembed
 from tiers.store import SCHEMA_VERSION, ColdScope, Store, _table, new_row
-from tiers.tables import Table, connect
+from tiers.tables import Connection, Table
 from tiers.warm import Row
 
 BEFORE = [f"Fact {i}: the {w} team meets on floor {i + 2}" for i, w in enumerate(["data", "web", "ops", "ml", "qa"])]
@@ -197,7 +197,7 @@ def test_every_table_method_maps_a_backend_error_to_a_storage_error_naming_the_t
     tmp_path: Path, operation: Callable[[Table], Any]
 ) -> None:
     uri = tmp_path / "lance"
-    table = Table(connect(str(uri)), "cold", 4, str(uri), tmp_path / "read.lock", indexed=True)
+    table = Table(Connection(str(uri)), "cold", 4, str(uri), tmp_path / "read.lock", indexed=True)
     table.add(_rows("0123456789ab", "00000000000a"))
     table.compact()
     shutil.rmtree(uri / "cold.lance")

@@ -14,7 +14,7 @@ from tests.helpers import T0, files_containing
 from tiers.embedder import FastEmbedder
 from tiers.errors import InvalidInput, StorageError
 from tiers.records import content_hash
-from tiers.tables import Table, check_id, connect, quote, schema
+from tiers.tables import Connection, Table, check_id, quote, schema
 from tiers.terms import document_terms
 
 DIM = 384
@@ -22,7 +22,7 @@ DIM = 384
 
 def open_table(folder: Path, name: str = "cold") -> Table:
     uri = str(folder / "lance")
-    return Table(connect(uri), name, DIM, uri, folder / "read.lock", indexed=True)
+    return Table(Connection(uri), name, DIM, uri, folder / "read.lock", indexed=True)
 
 
 def rows(embedder: FastEmbedder, texts: Sequence[str], start: int = 0, **fields: Any) -> pa.Table:

@@ -161,11 +161,16 @@ def test_replace_record_changes_fields_but_keeps_position_hash_terms_vector_and_
     assert not index.durable[position]
 
 
-def test_episode_links_follow_the_order_rows_were_stored_in_and_heal_when_one_is_removed() -> None:
+@pytest.mark.parametrize("filled", ["row by row", "loaded whole"])
+def test_episode_links_follow_the_order_rows_were_stored_in_and_heal_when_one_is_removed(filled: str) -> None:
     index = WarmIndex(DIM)
     episode = [row(n, f"word{n}", source="chat", minute=n) for n in (1, 2, 3, 4)]
     elsewhere = row(9, "word9", source="mail", minute=2)
-    index.put([episode[2], elsewhere, episode[0], episode[3], episode[1]])
+    rows = [episode[2], elsewhere, episode[0], episode[3], episode[1]]
+    if filled == "row by row":
+        index.put(rows)
+    else:  # links set in one pass; the episodes they are kept by are made at the first change
+        index.load(_table(rows, DIM))
 
     assert index.neighbours(rid(3), 2) == ((rid(2), rid(1)), (rid(4),))
     assert index.neighbours(rid(9), 2) == ((), ())
