@@ -119,10 +119,14 @@ class WarmIndex:
         n = table.num_rows
         if not n:
             return
-        table = table.combine_chunks()
         self._grow(n)
-        self.vectors[:n] = vectors_of(table)
-        self._base = table.drop_columns(["vector"])  # rows are made from it; their vectors are self.vectors
+        at = 0
+        for chunk in table["vector"].chunks:  # straight into the matrix, chunk by chunk: one copy
+            flat = chunk.flatten().to_numpy(zero_copy_only=False)
+            self.vectors[at : at + len(chunk)] = flat.reshape(len(chunk), self.dim)
+            at += len(chunk)
+        table = table.drop_columns(["vector"]).combine_chunks()
+        self._base = table  # rows are made from it; their vectors are self.vectors
         self.occurred_us[:n] = table["occurred_at"].cast(pa.int64()).to_numpy(zero_copy_only=False)
         self.created_us[:n] = table["created_at"].cast(pa.int64()).to_numpy(zero_copy_only=False)
         self.alive[:n] = True
@@ -152,11 +156,10 @@ class WarmIndex:
         vocabulary = encoded.dictionary.to_pylist()
         term = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
         width = max(len(vocabulary), 1)
-        keys, counts = np.unique(owner * width + term, return_counts=True)
-        rows, terms_of = keys // width, keys % width
-        order = np.argsort(terms_of, kind="stable")
-        self._base_rows = rows[order]
-        self._base_counts = counts[order].astype(np.float32)
+        keys, counts = np.unique(term * n + owner, return_counts=True)  # sorted by term, then row: one sort
+        rows, terms_of = keys % n, keys // n
+        self._base_rows = rows
+        self._base_counts = counts.astype(np.float32)
         self._base_offsets = np.concatenate([[0], np.cumsum(np.bincount(terms_of, minlength=width))])
         self._base_vocabulary = {t: i for i, t in enumerate(vocabulary)}
 
