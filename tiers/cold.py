@@ -352,7 +352,7 @@ class ColdIndex:
             np.save(target / f"{name}.npy", array[:, :n] if name == "bits" else array[:n])
         for name in ("_sorted", "_sorted_at", "_offsets", "_rows", "_counts"):
             np.save(target / f"{name}.npy", getattr(self, name))
-        fields = self.fields()
+        fields = self.fields().combine_chunks()  # batches of _FIELD_BATCH: a take reads one batch or a few
         with pa.OSFile(str(target / "fields.arrow"), "wb") as sink, pa.ipc.new_file(sink, fields.schema) as writer:
             writer.write_table(fields, max_chunksize=_FIELD_BATCH)
         words = sorted(self._vocabulary, key=self._vocabulary.__getitem__)

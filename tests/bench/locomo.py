@@ -10,6 +10,11 @@ again at 1,024 tokens: recall_all@1024 alone against with the haystack, in the s
 
     .venv/bin/python -m tests.bench.locomo ../shared/datasets/locomo-dev/locomo-dev.json
     .venv/bin/python -m tests.bench.locomo ../shared/datasets/locomo-dev/locomo-dev.json --haystack 200000
+    .venv/bin/python -m tests.bench.locomo ../shared/datasets/locomo-dev/locomo-dev.json --form keywords
+
+`--form keywords` asks every question as an agent often does, in keywords: the question with its
+question words, common function words and punctuation taken out, by one general rule
+(`keywords`); the flat baselines are asked the same words.
 
 The dataset (Maharana et al., ACL 2024, CC BY-NC 4.0) is read from the path given, never copied.
 """
@@ -49,6 +54,24 @@ SWEEP_AFTER = timedelta(days=183)
 HAYSTACK = "haystack"  # the system name of recall with the haystack, in the same tally
 HAYSTACK_SETTING = ("1024 tok", BUDGET_LIMIT, 1024)
 _SESSION = re.compile(r"^session_(\d+)$")
+# Question words and function words a keyword query leaves out: general English, nothing of this dataset.
+_FUNCTION_WORDS = frozenset(
+    """a an the and or but if of to in on at by for with from about as into over after before during
+    is are was were be been being am do does did done have has had having will would shall should can
+    could may might must what when where which who whom whose why how that this these those there here
+    it its it's i me my we our you your he him his she her they them their any some ever else than then
+    so not no yes also just very much many more most such only own same too""".split()  # noqa: SIM905 (a word list)
+)
+_WORD = re.compile(r"[\w'-]+")
+
+
+def keywords(question: str) -> str:
+    """A question as a keyword query: its words without question and function words, in order."""
+    kept = [w for w in _WORD.findall(question) if w.lower() not in _FUNCTION_WORDS]
+    return " ".join(kept) or question
+
+
+FORMS = {"question": lambda q: q, "keywords": keywords}
 
 
 @dataclass(frozen=True)
@@ -159,11 +182,13 @@ def ask_all(
     latencies: list[float],
     baselines: FlatStore | None,
     settings: Sequence[tuple[str, int, int | None]] | None = None,
+    form: str = "question",
 ) -> None:
     for question in questions:
+        text = FORMS[form](question.text)
         for label, limit, budget in settings or settings_list():
             start = time.perf_counter()
-            packed = memory.recall(question.text, now, limit=limit, max_tokens=budget)
+            packed = memory.recall(text, now, limit=limit, max_tokens=budget)
             latencies.append(time.perf_counter() - start)
             if budget is not None and packed.tokens > budget:
                 raise AssertionError(f"recall returned {packed.tokens} tokens over a {budget}-token budget")
@@ -171,8 +196,8 @@ def ask_all(
         if baselines is None:
             continue
         grouped = memory.settings.recall.grouped
-        vector = memory.embedder.embed([question.text])[0]
-        lists = {"BM25": baselines.text_search(question.text, 100), "vector": baselines.vector_search(vector, 100)}
+        vector = memory.embedder.embed([text])[0]
+        lists = {"BM25": baselines.text_search(text, 100), "vector": baselines.vector_search(vector, 100)}
         for name, hits in lists.items():
             for label, limit, budget in settings_list():
                 tally.add(name, label, question, found_ids(baseline_pack(hits, limit, budget, grouped), covers))
@@ -218,6 +243,7 @@ def run_in_haystack(
     settings: MemorySettings,
     tally: Tally,
     latencies: list[float],
+    form: str = "question",
 ) -> None:
     """The conversation stored after a cold haystack, its questions asked at 1,024 tokens."""
     now = max(t.occurred_at for s in sessions for t in s) + timedelta(days=1)
@@ -226,7 +252,7 @@ def run_in_haystack(
         try:
             fill(memory, haystack.rows(now))
             covers = store_turns(memory, sessions, now)
-            ask_all(memory, questions, covers, now, tally, HAYSTACK, latencies, None, [HAYSTACK_SETTING])
+            ask_all(memory, questions, covers, now, tally, HAYSTACK, latencies, None, [HAYSTACK_SETTING], form)
         finally:
             memory.close()
 
@@ -240,6 +266,7 @@ def run_conversation(
     latencies: dict[str, list[float]],
     sweep: bool,
     haystack: Haystack | None = None,
+    form: str = "question",
 ) -> dict[str, Any]:
     sessions = load_turns(sample["conversation"])
     turns = [t for s in sessions for t in s]
@@ -254,7 +281,7 @@ def run_conversation(
             covers = store_turns(memory, sessions, now)
             flat = flat_store(memory, [stored for stored in covers])
             try:
-                ask_all(memory, questions, covers, now, tally, "memtiers", latencies["warm"], flat)
+                ask_all(memory, questions, covers, now, tally, "memtiers", latencies["warm"], flat, form=form)
             finally:
                 flat.close()
             info: dict[str, Any] = {"id": sample["sample_id"], "turns": len(turns), "questions": len(questions)}
@@ -263,11 +290,11 @@ def run_conversation(
                 at = now + SWEEP_AFTER
                 memory.sweep(at)
                 info["cold"], info["warm"] = memory.store.count(Tier.COLD), memory.store.count(Tier.WARM)
-                ask_all(memory, questions, covers, at, after, "memtiers", latencies["swept"], None)
+                ask_all(memory, questions, covers, at, after, "memtiers", latencies["swept"], None, form=form)
         finally:
             memory.close()
     if haystack is not None:
-        run_in_haystack(haystack, sessions, questions, embedder, settings, tally, latencies[HAYSTACK])
+        run_in_haystack(haystack, sessions, questions, embedder, settings, tally, latencies[HAYSTACK], form)
     return info
 
 
@@ -298,6 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--off", nargs="*", default=[], help="recall techniques to switch off (ablation)")
     parser.add_argument("--haystack", type=int, default=0, help="also store each conversation among N cold memories")
     parser.add_argument("--pool", type=int, default=20_000, help="texts the model embeds for the haystack (cached)")
+    parser.add_argument("--form", choices=list(FORMS), default="question", help="how each question is asked")
     args = parser.parse_args(argv)
 
     data = json.loads(args.dataset.read_text())[: args.conversations]
@@ -317,7 +345,9 @@ def main(argv: list[str] | None = None) -> int:
     infos = []
     for number, sample in enumerate(data):
         mine, mine_after = Tally(), Tally()
-        info = run_conversation(sample, embedder, settings, mine, mine_after, latencies, not args.no_sweep, haystack)
+        info = run_conversation(
+            sample, embedder, settings, mine, mine_after, latencies, not args.no_sweep, haystack, args.form
+        )
         half = next(h for h, members in HALVES.items() if number in members)
         for whole, swept in (halves[half], (tally, after)):
             whole.merge(mine)
@@ -331,6 +361,8 @@ def main(argv: list[str] | None = None) -> int:
         + ", ".join(f"{c}: {tally.count[c]}" for c in CATEGORIES)
         + f"), {sum(i['dropped'] for i in infos)} dropped for having no valid evidence",
         f"recall settings: {recall_settings.describe()}",
+        f"questions asked as: {args.form}"
+        + (f" (e.g. {keywords(data[0]['qa'][0]['question'])!r})" if args.form != "question" else ""),
         f"run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.machine()} {platform.system()}, "
         f"Python {platform.python_version()}, {len(__import__('os').sched_getaffinity(0))} cores, {elapsed:.0f} s",
         "",
