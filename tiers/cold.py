@@ -1,4 +1,4 @@
-"""The cold tier's search index in memory: compact codes of every cold record, and where to read it.
+"""The cold tier's index in memory: compact codes of every cold record to find it by, and its fields.
 
 A cold record costs here what finding it needs and no more: its id as a number, one bit per vector
 dimension, the vector in int8 (384 bytes), its BM25 postings, its time, kind and the ids of the

@@ -345,3 +345,24 @@ def test_a_second_process_opens_the_saved_cold_index_and_catches_up_with_the_fee
             other.close()
     finally:
         reader.close()
+
+
+def test_what_a_full_read_loads_is_frozen_so_the_collector_never_scans_it_again(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    import gc
+
+    memory = Memory(tmp_path / "ns", embedder)
+    try:
+        remember(memory, "the canoe paddles hang in the shed")
+        memory.close()
+        memory = Memory(tmp_path / "ns", embedder)
+        gc.unfreeze()
+        assert gc.get_freeze_count() == 0
+        memory.recall("paddles", T0)  # the first read of the warm tier
+        assert gc.get_freeze_count() > 0
+        with memory.store.warm() as index:
+            assert index.live == 1
+    finally:
+        gc.unfreeze()
+        memory.close()
