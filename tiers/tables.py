@@ -244,8 +244,14 @@ class Table:
 
     @_mapped("writing to")
     def add(self, rows: pa.Table) -> None:
-        if rows.num_rows:
-            self._table.add(rows.select(self._table.schema.names).cast(self._table.schema))
+        """Append rows as one new version (a local table through pylance: a remember needs no LanceDB)."""
+        if not rows.num_rows:
+            return
+        if self._local is not None:  # opened first: a table that vanished is an error, never made again
+            wanted = schema(self.dim)
+            self._dataset().insert(rows.select(wanted.names).cast(wanted), mode="append")
+            return
+        self._table.add(rows.select(self._table.schema.names).cast(self._table.schema))
 
     @_mapped("deleting from")
     def delete(self, ids: Sequence[str]) -> None:
