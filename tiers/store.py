@@ -476,16 +476,20 @@ class Store:
     def delete(self, record: Record) -> None:
         """Delete a record for good: its table is rewritten so that no file, version or index keeps it."""
         table = self.table(record.tier)
+        other = Tier.COLD if record.tier is Tier.WARM else Tier.WARM
+        moved = any(other.value in (m.src, m.dst) for m in self.ledger.moves(record.id, limit=1_000_000))
         self._drop_saved()  # the saved cold index may hold its words
         table.delete([record.id])
-        if record.tier is Tier.WARM:
-            self._changed([record.id], Tier.WARM, warm=lambda index: index.remove([record.id]))
+        ids, forget = [record.id], partial(ColdIndex.forget, ids=[record.id])
+        if record.tier is Tier.COLD:
+            self._changed(ids, Tier.COLD, cold=forget)
+        elif moved:  # once cold: the cold indexes (this one and other processes') still hold its fields
+            self._changed(ids, None, warm=partial(WarmIndex.remove, ids=ids), cold=forget)
         else:
-            self._changed([record.id], Tier.COLD, cold=lambda index: index.forget([record.id]))
+            self._changed(ids, Tier.WARM, warm=partial(WarmIndex.remove, ids=ids))
         table.compact(scrub=True)
         # A move deletes the row where it was, which only marks it: that table's files still hold its text.
-        other = Tier.COLD if record.tier is Tier.WARM else Tier.WARM
-        if any(other.value in (m.src, m.dst) for m in self.ledger.moves(record.id, limit=1_000_000)):
+        if moved:
             self.table(other).compact(scrub=True)
 
     def after_write(self, before: int, after: int) -> None:

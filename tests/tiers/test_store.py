@@ -366,3 +366,38 @@ def test_what_a_full_read_loads_is_frozen_so_the_collector_never_scans_it_again(
     finally:
         gc.unfreeze()
         memory.close()
+
+
+def test_forgetting_a_memory_that_was_once_cold_lets_every_process_go_of_the_copy_and_its_fields(
+    tmp_path: Path, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tiers import store as store_module
+
+    monkeypatch.setattr(store_module, "SAVED_FROM", 3)
+    folder = tmp_path / "ns"
+    first = Memory(folder, embedder)
+    other = Memory(folder, embedder)
+    try:
+        texts = ["the kayak is in the boathouse", "the spare fuse sits in the red box",
+                 "Iris's locker code is 3141", "the bike pump hangs by the door"]  # fmt: skip
+        ids = [remember(first, text) for text in texts]
+        for rid in ids:
+            move(first, rid, "warm", "cold")
+        first.recall("where is the kayak", T0)  # the full read, saved and mapped
+        other.recall("where is the kayak", T0)  # the second process maps the same copy
+        move(first, ids[2], "cold", "warm")  # back to warm: a dead position in both cold indexes
+        other.recall("locker code", T0)
+        with other.store.cold() as index:
+            assert index.mapped_from is not None and texts[2] in index.fields()["content"].to_pylist()
+
+        first.forget(ids[2], T0)  # a warm record now, but its words are in the cold copies
+
+        assert not (folder / "cold-index").exists()
+        assert texts[2] not in other.recall("locker code", T0).text
+        with other.store.cold() as index:
+            assert index.mapped_from is None
+            assert texts[2] not in index.fields()["content"].to_pylist()
+            assert {r.content for r in index.records(ids)} == {texts[0], texts[1], texts[3]}
+    finally:
+        first.close()
+        other.close()
