@@ -95,6 +95,13 @@ class Tally:
     all: dict[tuple[str, str, int], float] = field(default_factory=lambda: defaultdict(float))
     frac: dict[tuple[str, str, int], float] = field(default_factory=lambda: defaultdict(float))
     count: dict[int, int] = field(default_factory=lambda: defaultdict(int))
+    # (system, setting) -> [questions, packed hits, hits that are no turn of the conversation, questions with any]
+    packed: dict[tuple[str, str], list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0, 0, 0]))
+
+    def add_packed(self, system: str, setting: str, hits: int, foreign: int) -> None:
+        counts = self.packed[(system, setting)]
+        for i, value in enumerate((1, hits, foreign, int(foreign > 0))):
+            counts[i] += value
 
     def add(self, system: str, setting: str, question: Question, found: set[str]) -> None:
         hit = len(question.evidence & found)
@@ -105,6 +112,9 @@ class Tally:
         for mine, theirs in ((self.all, other.all), (self.frac, other.frac), (self.count, other.count)):
             for key, value in theirs.items():
                 mine[key] += value  # type: ignore[index,assignment]
+        for pair, counts in other.packed.items():
+            for i, value in enumerate(counts):
+                self.packed[pair][i] += value
 
     def score(self, metric: str, system: str, setting: str, category: int | None) -> float:
         sums = self.all if metric == "all" else self.frac
@@ -193,6 +203,8 @@ def ask_all(
             if budget is not None and packed.tokens > budget:
                 raise AssertionError(f"recall returned {packed.tokens} tokens over a {budget}-token budget")
             tally.add(system, label, question, found_ids(packed, covers))
+            foreign = sum(1 for h in packed.hits if h.record.id not in covers)  # not a turn of this conversation
+            tally.add_packed(system, label, len(packed.hits), foreign)
         if baselines is None:
             continue
         grouped = memory.settings.recall.grouped
@@ -420,6 +432,12 @@ def haystack_lines(tally: Tally, size: int, latencies: list[float]) -> list[str]
         name = "overall" if category is None else f"{category} {CATEGORIES[category]}"
         alone, among = tally.score("all", "memtiers", label, category), tally.score("all", HAYSTACK, label, category)
         lines.append(f"| {name} | {alone:.3f} | {among:.3f} | {100 * (among - alone):+.1f} |")
+    for system, name in (("memtiers", "alone"), (HAYSTACK, "with the haystack")):
+        questions, hits, foreign, touched = tally.packed[(system, label)]
+        lines.append(
+            f"packed hits per question {name}: {hits / max(questions, 1):.1f}, of them haystack rows "
+            f"{foreign / max(questions, 1):.1f} ({touched / max(questions, 1):.0%} of questions have one)"
+        )
     lines.append(
         f"recall latency with the haystack ({len(latencies)} calls): "
         f"p50 {percentile(latencies, 50):.1f} ms, p99 {percentile(latencies, 99):.1f} ms"
