@@ -8,17 +8,19 @@ import os
 # after a search). Set before anything imports numpy; a value the user set is kept.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+_glibc = None
 if os.name == "posix":
     import ctypes
 
     # glibc gives each thread that allocates its own 64 MB arena; LanceDB's, onnxruntime's and the
     # server's worker threads would hold one each. Two are enough here (M_ARENA_MAX is -8).
     with contextlib.suppress(OSError, AttributeError):  # not glibc: its allocator decides
-        ctypes.CDLL("libc.so.6").mallopt(-8, 2)
+        _glibc = ctypes.CDLL("libc.so.6")
+        _glibc.mallopt(-8, 2)
 
 
 def release_free_memory() -> None:
     """Hand the memory freed after the first reads back to the system (glibc keeps it otherwise)."""
-    if os.name == "posix":
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL("libc.so.6").malloc_trim(0)
+    if _glibc is not None:
+        with contextlib.suppress(AttributeError):
+            _glibc.malloc_trim(0)

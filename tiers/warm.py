@@ -393,12 +393,10 @@ class WarmIndex:
     # records, made when asked for
 
     def row(self, position: int) -> Row:
-        made = self._rows.get(position)
-        if made is None:
+        if position not in self._rows:
             assert self._base is not None and self._ids[position] is not None
-            made = rows_of(self._base.slice(position, 1), self.vectors[position : position + 1].copy())[0]
-            self._rows[position] = made
-        return made
+            self.make_rows([position])
+        return self._rows[position]
 
     def record(self, position: int) -> Record:
         return self.row(position).record

@@ -292,13 +292,20 @@ def test_store_json_is_replaced_whole_so_a_concurrent_reader_never_sees_part_of_
         assert sorted(os.listdir(tmp_path)) == ["store.json"]  # no partial file left behind
 
 
-def test_a_second_process_opens_the_saved_cold_index_and_catches_up_with_the_feed(
-    tmp_path: Path, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def copies_from_three(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full read of 3 or more cold rows saves its copy (20,000 in use), so small stores exercise the copy."""
     from tiers import store as store_module
-    from tiers.store import ColdScope
 
     monkeypatch.setattr(store_module, "SAVED_FROM", 3)
+
+
+@pytest.mark.usefixtures("copies_from_three")
+def test_a_second_process_opens_the_saved_cold_index_and_catches_up_with_the_feed(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    from tiers.store import ColdScope
+
     folder = tmp_path / "ns"
     first = Memory(folder, embedder)
     texts = ["the canoe paddles hang in the shed", "the spare key is under the blue pot",
@@ -368,12 +375,10 @@ def test_what_a_full_read_loads_is_frozen_so_the_collector_never_scans_it_again(
         memory.close()
 
 
+@pytest.mark.usefixtures("copies_from_three")
 def test_forgetting_a_memory_that_was_once_cold_lets_every_process_go_of_the_copy_and_its_fields(
-    tmp_path: Path, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, embedder: FastEmbedder
 ) -> None:
-    from tiers import store as store_module
-
-    monkeypatch.setattr(store_module, "SAVED_FROM", 3)
     folder = tmp_path / "ns"
     first = Memory(folder, embedder)
     other = Memory(folder, embedder)
