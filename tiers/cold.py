@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import json
 import math
-import secrets
-import shutil
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -29,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from tiers.files import write_atomic
+from tiers.files import current_copy, new_copy, publish_copy
 from tiers.records import Kind, Record, Tier, record_from_dict
 from tiers.terms import DATE_TERM_PATTERN, length
 
@@ -338,14 +336,11 @@ class ColdIndex:
     def save(self, folder: Path, stamp: dict[str, object]) -> bool:
         """Write this index (freshly loaded: nothing added since) under `folder`, with `stamp` to check it by.
 
-        Each copy is a directory of .npy files named by a random token, and `current` names the one to
-        read, replaced atomically; older copies are removed.
+        A copy is a directory of .npy and Arrow files (tiers/files.py: the newest one is read, older ones removed).
         """
         if self._postings or self._added:
             return False
-        token = secrets.token_hex(6)
-        target = folder / token
-        target.mkdir(parents=True)
+        target = new_copy(folder)
         n = self.size
         for name in _SAVED:
             array = getattr(self, name)
@@ -368,17 +363,14 @@ class ColdIndex:
             with pa.ipc.new_file(sink, vocabulary.schema) as writer:
                 writer.write_table(vocabulary)
         (target / "meta.json").write_text(json.dumps(meta))
-        write_atomic(folder / "current", token)
-        for other in folder.iterdir():
-            if other.is_dir() and other.name != token:
-                shutil.rmtree(other, ignore_errors=True)
+        publish_copy(folder, target)
         return True
 
     @classmethod
     def open_saved(cls, folder: Path, stamp: dict[str, object]) -> ColdIndex | None:
         """The index saved under `folder` if its stamp matches, else None (nothing saved, another store, damage)."""
         try:
-            target = folder / (folder / "current").read_text().strip()
+            target = current_copy(folder)
             meta = json.loads((target / "meta.json").read_text())
             if any(meta.get(key) != value for key, value in stamp.items()):
                 return None

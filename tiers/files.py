@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
+import shutil
 import threading
 from pathlib import Path
 from typing import Any
@@ -51,3 +53,27 @@ def backend_message(exc: BaseException) -> str:
     """The first line of a backend's error, without the Rust source locations LanceDB appends."""
     lines = str(exc).strip().splitlines()
     return _RUST_SOURCE.sub("", lines[0]) if lines else type(exc).__name__
+
+
+# Copies of an in-memory index saved for the next process: a directory per copy, named by a random token,
+# and a `current` file naming the one to read, replaced atomically.
+
+
+def new_copy(folder: Path) -> Path:
+    """A fresh, empty directory under `folder` for a copy to be written into."""
+    target = folder / secrets.token_hex(6)
+    target.mkdir(parents=True)
+    return target
+
+
+def publish_copy(folder: Path, target: Path) -> None:
+    """Make `target` (written whole) the copy readers open, and remove the older ones."""
+    write_atomic(folder / "current", target.name)
+    for other in folder.iterdir():
+        if other.is_dir() and other.name != target.name:
+            shutil.rmtree(other, ignore_errors=True)
+
+
+def current_copy(folder: Path) -> Path:
+    """The copy readers open; OSError when there is none."""
+    return folder / (folder / "current").read_text().strip()

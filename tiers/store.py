@@ -4,9 +4,11 @@ Warm is small and mirrored whole, searched exactly (tiers/warm.py); of cold, com
 records' fields are held (tiers/cold.py; mapped from a saved copy once it is large), its vectors
 stay on disk (or object storage), so a recall reads neither table. Both indexes are kept current
 row by row from a change feed in the ledger, so no write, move or compaction costs work in
-proportion to the store. A move between the tiers copies
-the rows, then deletes them from where they were; a crash in between is finished when the store is
-next opened for writing.
+proportion to the store. A full read of a large tier saves a copy of its index, which the next
+process opens and brings up to date from the feed instead of reading the table again (a forget
+removes both copies, as they hold its words). A move between the tiers copies the rows, then
+deletes them from where they were; a crash in between is finished when the store is next opened
+for writing.
 """
 
 from __future__ import annotations
@@ -87,6 +89,7 @@ class Store:
         self._cold_seen = 0
         self._cold_guard = threading.RLock()  # taken after `_guard` when both are held, never before
         self._saved = folder / "cold-index"  # the last full read of the cold index, for the next process
+        self._saved_warm = folder / "warm-index"  # and of the warm one
 
     def close(self) -> None:
         """Let go of the in-memory indexes; the tables stay as they are."""
@@ -177,9 +180,7 @@ class Store:
                 self._load()
             elif changed:
                 assert self._index is not None
-                rows = rows_of(self.warm_table.get(sorted(changed), _ROW_COLUMNS))
-                self._index.remove(changed)
-                self._index.put(rows)
+                self._warm_catch_up(self._index, changed)
                 self._seen = newest
             else:
                 self._seen = newest
@@ -187,13 +188,45 @@ class Store:
         return self._index
 
     def _load(self) -> None:
+        """Open the copy the last full read saved and catch up from the feed, or read the warm table whole."""
+        if self._index is None and self._warm_open_saved():
+            return
         seen = self.ledger.last_change()  # read first: a change made during the load is applied after it
         index = WarmIndex(self.dim)
         batches = list(self.warm_table.scan(_ROW_COLUMNS))
         if batches:
             index.load(pa.Table.from_batches(batches))
         self._index, self._seen = index, seen
+        if index.size >= SAVED_FROM:
+            try:
+                index.save(self._saved_warm, self._stamp(self.warm_table) | {"seen": seen})
+            except OSError as exc:  # a disk too full for the copy costs the next process a full read, no more
+                log.warning("could not save the warm index under %s: %s", self._saved_warm, exc)
         _settle()
+
+    def _warm_open_saved(self) -> bool:
+        index = WarmIndex.open_saved(self._saved_warm, self._stamp(self.warm_table))
+        if index is None:
+            return False
+        newest, changed = self._changes_since(index.saved_seen, Tier.WARM)
+        if changed is None or len(changed) > index.live // 4:  # an old copy: a full read saves a new one
+            return False
+        if changed:
+            self._warm_catch_up(index, changed)
+        if index.live != self.warm_table.count():  # a copy that does not add up is never trusted
+            log.warning(
+                "the saved warm index under %s disagrees with the warm table; reading the table", self._saved_warm
+            )
+            return False
+        self._index, self._seen = index, newest
+        _settle()
+        return True
+
+    def _warm_catch_up(self, index: WarmIndex, changed: set[str]) -> None:
+        """Read again the warm rows another process changed (present ones replace, absent ones leave)."""
+        rows = rows_of(self.warm_table.get(sorted(changed), _ROW_COLUMNS))
+        index.remove(changed)
+        index.put(rows)
 
     def warm_up(self) -> None:
         """Read the warm tier and, when it has rows, the cold tier's index, as the first search would."""
@@ -237,17 +270,17 @@ class Store:
         self._cold, self._cold_seen = index, seen
         if index.size >= SAVED_FROM:
             try:
-                index.save(self._saved, self._stamp() | {"seen": seen})
+                index.save(self._saved, self._stamp(self.cold_table) | {"seen": seen})
             except OSError as exc:  # a disk too full for the copy costs the next process a full read, no more
                 log.warning("could not save the cold index under %s: %s", self._saved, exc)
             else:
-                mapped = ColdIndex.open_saved(self._saved, self._stamp())
+                mapped = ColdIndex.open_saved(self._saved, self._stamp(self.cold_table))
                 if mapped is not None and mapped.live == index.live:  # map what was saved: memory only where read
                     self._cold = mapped
         _settle()
 
     def _cold_open_saved(self) -> bool:
-        index = ColdIndex.open_saved(self._saved, self._stamp())
+        index = ColdIndex.open_saved(self._saved, self._stamp(self.cold_table))
         if index is None:
             return False
         newest, changed = self._changes_since(index.saved_seen, Tier.COLD)
@@ -279,12 +312,14 @@ class Store:
         newest, changed = self.ledger.changes_since(seen, tier.value)
         return newest, None if changed is None or "*" in changed else changed
 
-    def _stamp(self) -> dict[str, object]:
-        return {"format": 3, "table": self.cold_table.name, "where": self.cold_table.where, "model": self.model}
+    def _stamp(self, table: Table) -> dict[str, object]:
+        """What a saved copy of an index must match to be read: its layout, its table, the model."""
+        return {"format": 3, "table": table.name, "where": table.where, "model": self.model}
 
     def _drop_saved(self) -> None:
-        """Remove the saved copy of the cold index (it holds the words of every cold record it was made from)."""
+        """Remove the saved copies of both indexes (they hold the words of every record they were made from)."""
         shutil.rmtree(self._saved, ignore_errors=True)
+        shutil.rmtree(self._saved_warm, ignore_errors=True)
 
     def _changed(
         self,
@@ -478,7 +513,7 @@ class Store:
         table = self.table(record.tier)
         other = Tier.COLD if record.tier is Tier.WARM else Tier.WARM
         moved = any(other.value in (m.src, m.dst) for m in self.ledger.moves(record.id, limit=1_000_000))
-        self._drop_saved()  # the saved cold index may hold its words
+        self._drop_saved()  # the saved indexes may hold its words
         table.delete([record.id])
         ids, forget = [record.id], partial(ColdIndex.forget, ids=[record.id])
         if record.tier is Tier.COLD:

@@ -10,21 +10,40 @@ record's full fields are made only when something asks for them.
 from __future__ import annotations
 
 import bisect
+import json
 import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tiers.files import current_copy, new_copy, publish_copy
 from tiers.records import Record, record_from_dict
 from tiers.tables import RECORD_COLUMNS
 from tiers.terms import DATE_TERM_PATTERN, length
 
 BM25_K1 = 1.2
 BM25_B = 0.75
+# What a saved copy holds besides the table's rows (`base.arrow`) and the vocabulary of their postings.
+_SAVED = [
+    "vectors",
+    "occurred_us",
+    "created_us",
+    "durable",
+    "kind",
+    "lengths",
+    "prev",
+    "next",
+    "_base_rows",
+    "_base_counts",
+    "_base_offsets",
+    "_episode_order",
+]
+_BASE_COLUMNS = [*RECORD_COLUMNS, "hash", "terms"]
 
 
 @dataclass(frozen=True)
@@ -110,6 +129,7 @@ class WarmIndex:
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._episodes: dict[tuple[str | None, int], list[tuple[int, int]]] = {}
         self._episode_order: np.ndarray | None = None  # the loaded rows' order, made into `_episodes` when first needed
+        self.saved_seen = 0  # opened from a saved copy: the change feed's position when it was made
 
     # the first read: every warm row at once
 
@@ -180,6 +200,72 @@ class WarmIndex:
                 key = (self._sources[position], int(self.occurred_us[position]))
                 self._episodes.setdefault(key, []).append((int(self.created_us[position]), position))
         return self._episodes
+
+    # a copy of a fresh load, saved for the next process
+
+    def save(self, folder: Path, stamp: dict[str, object]) -> bool:
+        """Write this index (freshly loaded: nothing changed since) under `folder`, with `stamp` to check it by."""
+        n = self.size
+        if (
+            self._base is None
+            or self._episode_order is None
+            or self._postings
+            or n != self.live
+            or n != len(self._base)
+        ):
+            return False
+        target = new_copy(folder)
+        for name in _SAVED:
+            array = getattr(self, name)
+            np.save(target / f"{name}.npy", array if name.startswith("_") else array[:n])
+        _write_arrow(target / "base.arrow", self._base)
+        words = sorted(self._base_vocabulary, key=self._base_vocabulary.__getitem__)
+        _write_arrow(target / "vocabulary.arrow", pa.table({"word": pa.array(words, pa.string())}))
+        meta = {**stamp, "dim": self.dim, "size": n, "length_sum": self._length_sum}
+        (target / "meta.json").write_text(json.dumps(meta))
+        publish_copy(folder, target)
+        return True
+
+    @classmethod
+    def open_saved(cls, folder: Path, stamp: dict[str, object]) -> WarmIndex | None:
+        """The index saved under `folder` if its stamp matches, else None (nothing saved, another store, damage).
+
+        Read whole into memory (no file stays open), so removing the copy leaves nothing of it behind.
+        """
+        try:
+            target = current_copy(folder)
+            meta = json.loads((target / "meta.json").read_text())
+            if any(meta.get(key) != value for key, value in stamp.items()):
+                return None
+            index = cls(int(meta["dim"]))
+            n = int(meta["size"])
+            arrays = {name: np.load(target / f"{name}.npy") for name in _SAVED}
+            base = _read_arrow(target / "base.arrow")
+            words = _read_arrow(target / "vocabulary.arrow")["word"].to_pylist()
+            length_sum, seen = float(meta["length_sum"]), int(meta["seen"])
+        except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
+            return None
+        shapes_ok = arrays["vectors"].shape == (n, index.dim) and all(
+            len(arrays[name]) == n for name in _SAVED if not name.startswith("_") or name == "_episode_order"
+        )
+        if not shapes_ok or base.num_rows != n or set(base.column_names) != set(_BASE_COLUMNS):
+            return None
+        if len(arrays["_base_offsets"]) != len(words) + 1 or len(arrays["_base_rows"]) != len(arrays["_base_counts"]):
+            return None
+        for name, array in arrays.items():
+            setattr(index, name, array)
+        index.alive = np.ones(n, dtype=bool)
+        index._base, index._length_sum, index.saved_seen = base, length_sum, seen
+        index._base_vocabulary = {word: i for i, word in enumerate(words)}
+        ids: list[str] = base["id"].to_pylist()
+        index._ids = list[str | None](ids)
+        index._hashes = base["hash"].to_pylist()
+        index._sources = base["source"].to_pylist()
+        index.positions = {rid: i for i, rid in enumerate(ids)}
+        for rid, digest in zip(ids, index._hashes, strict=True):
+            index.by_hash.setdefault(digest, rid)
+        index.size = index.live = n
+        return index
 
     # changes
 
@@ -420,3 +506,13 @@ class WarmIndex:
         for position in range(self.size):
             if self.alive[position]:
                 yield self.row(position)
+
+
+def _write_arrow(path: Path, table: pa.Table) -> None:
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+
+
+def _read_arrow(path: Path) -> pa.Table:
+    with pa.OSFile(str(path)) as source:
+        return pa.ipc.open_file(source).read_all()
