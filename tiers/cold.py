@@ -42,7 +42,6 @@ FIELDS = [
     "forget_after", "superseded_by", "superseded_at",
 ]  # fmt: skip
 COLUMNS = ["id", *FIELDS, "before", "after", "terms", "vector"]  # what the index is filled from
-SAVED_FROM = 20_000  # cold rows from which a full read of the index is saved, for the next process to map
 _SAVED = ["ids", "alive", "durable", "kind", "occurred_us", "bits", "codes", "scale", "before", "after", "lengths"]
 _MAPPED = {"bits", "codes", "_rows", "_counts"}  # read-only after a load: mapped from the file, not read whole
 _BLOCK = 65_536  # rows per pass of the bit counts
