@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import sqlite3
 from pathlib import Path
 
 import anyio
@@ -24,6 +26,11 @@ async def wait_until(condition: object, timeout: float = 20) -> None:
             await anyio.sleep(0.01)
 
 
+def _logged_moves(ledger: Path, rid: str) -> list[tuple[str, str]]:
+    with contextlib.closing(sqlite3.connect(ledger)) as db:
+        return db.execute("SELECT src, dst FROM moves WHERE rid = ? ORDER BY at", (rid,)).fetchall()
+
+
 async def test_the_timer_demotes_a_stale_record_and_recall_still_finds_it_in_cold(tmp_path: Path) -> None:
     clock = Clock()
     settings = Settings.from_env({"MEMTIERS_HOME": str(tmp_path / "home"), "MEMTIERS_SWEEP_INTERVAL": "0.05"})
@@ -35,7 +42,9 @@ async def test_the_timer_demotes_a_stale_record_and_recall_still_finds_it_in_col
         protected = durable.structured_content["stored"][0]["id"]
 
         clock.advance(days=60)  # past the ~46 days an unused note stays warm
-        await wait_until(lambda: count_rows(settings.folder, "cold") == 1)
+        # The move copies to cold, deletes from warm, then logs itself: until then recall may find it in warm.
+        await wait_until(lambda: ("warm", "cold") in _logged_moves(settings.folder / "ledger.sqlite", rid))
+        assert count_rows(settings.folder, "cold") == 1 == count_rows(settings.folder, "warm")
 
         found = await client.call_tool("recall", {"query": "hackathon team name"})
         warm = await client.call_tool("recall", {"query": "allergies", "tiers": ["warm"]})
