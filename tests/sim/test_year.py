@@ -2,23 +2,40 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from tests.sim.year import Result, run
+from tests.sim.world import Ask
+from tests.sim.year import (
+    FLAT,
+    LEAN,
+    RECALL,
+    RECALL_LIMIT,
+    WITH_PROFILE,
+    Point,
+    Result,
+    Turn,
+    _sweep,
+    goal,
+    run,
+)
 from tiers.embedder import FastEmbedder
 from tiers.heat import HeatRules
-from tiers.memory import MemorySettings
+from tiers.hot import render
+from tiers.memory import Memory, MemorySettings
+from tiers.records import MemoryIn
 
 # Half the default half-life and idle time, and a cap the profile reaches: 45 days exercise every rule.
 SETTINGS = MemorySettings(cap_tokens=120, rules=HeatRules(half_life_days=7, hot_idle_days=20))
+SWEEP = (1, RECALL_LIMIT, 20)  # a few points of the curves: the full year sweeps 1 to 20
 
 
 @pytest.fixture(scope="module")
 def result(tmp_path_factory: pytest.TempPathFactory, embedder: FastEmbedder) -> Result:
     folder: Path = tmp_path_factory.mktemp("sim") / "ns"
-    return run(folder, embedder, days=45, settings=SETTINGS, asks_per_day=2)
+    return run(folder, embedder, days=45, settings=SETTINGS, asks_per_day=2, sweep=SWEEP)
 
 
 def test_the_short_year_loses_no_record_and_the_log_agrees_with_every_tier(result: Result) -> None:
@@ -51,3 +68,56 @@ def test_no_stale_value_is_left_in_the_hot_profile(result: Result) -> None:
 
 def test_chit_chat_is_never_protected(result: Result) -> None:
     assert result.protected_chitchat == []
+
+
+def test_the_uncounted_recall_at_the_tools_limit_is_what_the_real_turn_carried(result: Result) -> None:
+    assert result.turns
+    for turn in result.turns:
+        assert turn.points[(WITH_PROFILE, RECALL_LIMIT)] == (turn.memtiers_tokens, turn.memtiers_answered)
+
+
+def test_the_profile_is_counted_once_a_turn_and_only_adds_answers(result: Result) -> None:
+    for turn in result.turns:
+        profile = {turn.points[(WITH_PROFILE, k)][0] - turn.points[(RECALL, k)][0] for k in SWEEP}
+        assert len(profile) == 1 and profile.pop() >= 0
+        for k in SWEEP:
+            with_profile, alone = turn.points[(WITH_PROFILE, k)][1], turn.points[(RECALL, k)][1]
+            assert (with_profile is None) == (alone is None) == (turn.memtiers_answered is None)
+            assert with_profile or not alone
+            assert turn.points[(LEAN, k)][0] <= turn.points[(WITH_PROFILE, k)][0]
+            assert turn.points[(FLAT, k)][1] is None or turn.points[(FLAT, k)][0] > 0
+
+
+def test_the_sweep_counts_no_use(tmp_path: Path, embedder: FastEmbedder) -> None:
+    now = datetime(2026, 1, 5, 12, tzinfo=UTC)
+    memory = Memory(tmp_path / "ns", embedder)
+    try:
+        memory.remember(
+            [
+                MemoryIn(content="I prefer vim for editing code", key="editor"),
+                MemoryIn(content="For the billing project we decided to use Postgres for the database"),
+                MemoryIn(content="User had ramen for lunch"),
+            ],
+            now,
+        )
+        memory.recall("which editor do I use?", now)
+        before = memory.ledger.usage()
+        profile = memory.profile()
+        turn = Turn(0, "preference", 0, 0, None, None)
+        ask = Ask("which editor do I use?", "preference", "vim")
+        _sweep(memory, ask, now + timedelta(hours=1), profile, render(profile), (1, 2, 10), turn)
+        assert memory.ledger.usage() == before
+        assert turn.points[(WITH_PROFILE, 1)][1] is True
+    finally:
+        memory.close()
+
+
+def test_the_goal_reads_the_curves_as_the_issue_states_it() -> None:
+    flat = [Point(FLAT, 1, 100, 0.80), Point(FLAT, 2, 200, 0.90), Point(FLAT, 3, 300, 0.95)]
+    cheap = [Point(WITH_PROFILE, 1, 90, 0.85), Point(WITH_PROFILE, 2, 150, 0.96)]
+    assert goal(flat, cheap).holds and goal(flat, cheap).share == 0.5
+    late = [Point(WITH_PROFILE, 1, 250, 0.96)]  # beats flat, but has nothing as cheap as flat's first points
+    assert not goal(flat, late).holds and [p.k for p in goal(flat, late).absent] == [1, 2]
+    dip = [Point(WITH_PROFILE, 1, 90, 0.85), Point(WITH_PROFILE, 2, 190, 0.85), Point(WITH_PROFILE, 3, 290, 0.99)]
+    assert [p.k for p in goal(flat, dip).below] == [2] and goal(flat, dip).share == 290 / 300
+    assert goal(flat, [Point(WITH_PROFILE, 1, 100, 0.5)]).reaching is None

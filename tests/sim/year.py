@@ -17,22 +17,33 @@ import statistics
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 
 from tests.sim.world import CRITICAL, IDENTITY, PREFERENCES, Ask, Day, script
 from tiers import recall as ranking
 from tiers.embedder import Embedder, FastEmbedder
-from tiers.hot import render
+from tiers.hot import Entry, render
 from tiers.memory import Memory, MemorySettings
+from tiers.parts import Parts
 from tiers.records import MemoryIn, Tier, tokens_of
+from tiers.search import Search
 
 START = datetime(2026, 1, 5, tzinfo=UTC)  # a Monday
 RECALL_LIMIT = 10  # the recall tool's default
+SWEEP = tuple(range(1, 21))  # the hits each system returns, for the answer-rate-against-tokens curves
+# The curves: a flat store of k hits; memtiers' recall at limit k as the model reads it, with the hot profile
+# (read every turn) and without.
+# And, as evidence for a change of recall and not what the product does: the profile plus a recall at limit k
+# less what the profile already carries (its "profile:" line, and the hits an entry's value came from).
+FLAT, RECALL, WITH_PROFILE = "flat store", "memtiers recall only", "memtiers profile + recall"
+LEAN = "what-if: profile + recall less what the profile carries"
+SERIES = (FLAT, WITH_PROFILE, RECALL, LEAN)
 
 
 @dataclass
@@ -43,6 +54,11 @@ class Turn:
     flat_tokens: int  # a flat store's answer with as many hits
     memtiers_answered: bool | None
     flat_answered: bool | None
+    # (series, k) -> (tokens, answer in context) for the same turn evaluated without counting a use
+    points: dict[tuple[str, int], tuple[int, bool | None]] = field(default_factory=dict)
+    # k -> what memtiers' recall at limit k repeats of the profile the turn already carries:
+    # (tokens of its "profile:" line, hits that are sources of a profile entry, tokens of those hits)
+    repeated: dict[int, tuple[int, int, int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -50,6 +66,7 @@ class Result:
     days: int
     seed: int
     cap_tokens: int
+    sweep: tuple[int, ...] = ()
     said: int = 0
     stored: int = 0
     turns: list[Turn] = field(default_factory=list)
@@ -63,7 +80,9 @@ class Result:
     protected_chitchat: list[str] = field(default_factory=list)
     final_profile: str = ""
     final_candidates: list[dict[str, object]] = field(default_factory=list)
-    seconds: dict[str, float] = field(default_factory=lambda: {"remember": 0.0, "recall": 0.0, "sweep": 0.0})
+    seconds: dict[str, float] = field(
+        default_factory=lambda: {"remember": 0.0, "recall": 0.0, "sweep": 0.0, "curves": 0.0}
+    )
 
     @property
     def max_hot_tokens(self) -> int:
@@ -94,12 +113,16 @@ def run(
     settings: MemorySettings | None = None,
     asks_per_day: int = 4,
     progress: Callable[[str], None] = lambda _: None,
+    sweep: Sequence[int] = SWEEP,
 ) -> Result:
-    """Play the scripted year against a fresh memory in `folder` and measure it."""
+    """Play the scripted year against a fresh memory in `folder` and measure it.
+
+    `sweep`: the hit counts at which every recall turn is also evaluated, uncounted, for the curves.
+    """
     settings = settings or MemorySettings()
     ids = random.Random(seed)
-    memory = Memory(folder, LastQueryCache(embedder), settings, new_id=lambda: f"{ids.getrandbits(48):012x}")
-    result = Result(days, seed, settings.cap_tokens)
+    memory = Memory(folder, QueryCache(embedder), settings, new_id=lambda: f"{ids.getrandbits(48):012x}")
+    result = Result(days, seed, settings.cap_tokens, tuple(sweep))
     year = script(days, seed, asks_per_day)
     by_content: dict[str, str] = {}
     categories: dict[str, str] = {}
@@ -171,37 +194,103 @@ def _one_day(
 def _turn(memory: Memory, ask: Ask, n: int, now: datetime, result: Result) -> None:
     """One turn that recalls: what memtiers puts in it, against a flat store giving as many hits."""
     started = time.perf_counter()
-    profile_text = render(memory.profile())
+    profile = memory.profile()
+    profile_text = render(profile)
     packed = memory.recall(ask.query, now, limit=RECALL_LIMIT)
     flat = flat_recall(memory, ask.query, len(packed.hits) or RECALL_LIMIT)
     result.seconds["recall"] += time.perf_counter() - started
     context = f"{profile_text}\n{packed.text}".lower()
-    result.turns.append(
-        Turn(
-            day=n,
-            category=ask.category,
-            memtiers_tokens=tokens_of(profile_text) + packed.tokens,
-            flat_tokens=flat.tokens,
-            memtiers_answered=None if ask.needle is None else ask.needle.lower() in context,
-            flat_answered=None if ask.needle is None else ask.needle.lower() in flat.text.lower(),
-        )
+    turn = Turn(
+        day=n,
+        category=ask.category,
+        memtiers_tokens=tokens_of(profile_text) + packed.tokens,
+        flat_tokens=flat.tokens,
+        memtiers_answered=None if ask.needle is None else ask.needle.lower() in context,
+        flat_answered=None if ask.needle is None else ask.needle.lower() in flat.text.lower(),
     )
+    started = time.perf_counter()
+    _sweep(memory, ask, now, profile, profile_text, result.sweep, turn)
+    result.seconds["curves"] += time.perf_counter() - started
+    result.turns.append(turn)
 
 
-class LastQueryCache:
-    """The embedder, remembering its last single text: the flat baseline reuses the turn's query vector."""
+def _sweep(
+    memory: Memory,
+    ask: Ask,
+    now: datetime,
+    profile: dict[str, Entry],
+    profile_text: str,
+    limits: Sequence[int],
+    turn: Turn,
+) -> None:
+    """The turn again at every limit, counting no use: a flat store of k hits, memtiers' recall at limit k."""
+    uncounted = Search(cast(Parts, Uncounted(memory.parts)))
+    carried = {rid for entry in profile.values() for rid in entry.sources}
+    profile_tokens = tokens_of(profile_text)
 
-    def __init__(self, inner: Embedder) -> None:
+    def has(text: str) -> bool | None:
+        return None if ask.needle is None else ask.needle.lower() in text.lower()
+
+    for k in limits:
+        flat = flat_recall(memory, ask.query, k)
+        packed = uncounted.recall(ask.query, now, limit=k)
+        turn.points[(FLAT, k)] = (flat.tokens, has(flat.text))
+        turn.points[(RECALL, k)] = (packed.tokens, has(packed.text))
+        turn.points[(WITH_PROFILE, k)] = (profile_tokens + packed.tokens, has(f"{profile_text}\n{packed.text}"))
+        line = ranking.render_profile(packed.profile) if packed.profile else ""
+        again = [h for h in packed.hits if h.record.id in carried]
+        grouped = memory.settings.recall.grouped
+        lean = ranking.pack([h for h in packed.hits if h.record.id not in carried], {}, k, None, grouped)
+        turn.points[(LEAN, k)] = (profile_tokens + lean.tokens, has(f"{profile_text}\n{lean.text}"))
+        turn.repeated[k] = (
+            tokens_of(line),
+            len(again),
+            sum(tokens_of(ranking.render_hit(h, grouped)) for h in again),
+        )
+
+
+class Uncounted:
+    """A namespace's parts as recall sees them, but recording no use: the real recall, leaving heat alone."""
+
+    def __init__(self, parts: Parts) -> None:
+        self._parts = parts
+        self.ledger = _NoUses(parts.ledger)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._parts, name)
+
+
+class _NoUses:
+    def __init__(self, ledger: Any) -> None:
+        self._ledger = ledger
+
+    def touch(self, rids: Any, at: datetime, *, repeat: bool = False) -> None:
+        pass
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ledger, name)
+
+
+class QueryCache:
+    """The embedder, remembering its last few queries (one text, or a query's two forms): the baselines and the
+    sweep reuse the turn's query vectors."""
+
+    def __init__(self, inner: Embedder, size: int = 8) -> None:
         self.inner = inner
         self.name, self.dim = inner.name, inner.dim
-        self._last: tuple[str, np.ndarray] | None = None
+        self._recent: dict[tuple[str, ...], np.ndarray] = {}
+        self._size = size
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if len(texts) == 1 and self._last and self._last[0] == texts[0]:
-            return self._last[1]
+        key = tuple(texts)
+        if key in self._recent:
+            return self._recent[key]
         vectors = self.inner.embed(texts)
-        if len(texts) == 1:
-            self._last = (texts[0], vectors)
+        if len(key) > 2:
+            return vectors
+        if len(self._recent) >= self._size:
+            del self._recent[next(iter(self._recent))]
+        self._recent[key] = vectors
         return vectors
 
 
@@ -302,6 +391,95 @@ def _chunks(items: list[str], size: int) -> list[list[str]]:
 # the report
 
 
+@dataclass(frozen=True)
+class Point:
+    """One point of a curve: a system at k hits, over every recall turn of the year."""
+
+    series: str
+    k: int
+    tokens: float  # mean tokens per recall turn (every turn)
+    rate: float  # share of the turns with a known answer that had it in their context
+
+
+def curve(turns: Sequence[Turn], series: str, limits: Sequence[int]) -> list[Point]:
+    out = []
+    for k in limits:
+        values = [t.points[(series, k)] for t in turns]
+        known = [bool(answered) for _, answered in values if answered is not None]
+        out.append(Point(series, k, statistics.mean(tokens for tokens, _ in values), _share(known)))
+    return out
+
+
+def best_within(points: Sequence[Point], tokens: float) -> float | None:
+    """The best answer rate a curve reaches at no more than `tokens` per turn (None: it has no point that cheap)."""
+    rates = [p.rate for p in points if p.tokens <= tokens]
+    return max(rates) if rates else None
+
+
+@dataclass(frozen=True)
+class Goal:
+    """The issue's two marks for one memtiers curve against the flat store's."""
+
+    flat: list[Point]
+    flat_best: Point  # the flat store's best answer rate, at its cheapest k reaching it
+    reaching: Point | None  # memtiers' cheapest point with at least that rate
+    below: list[Point]  # flat points that memtiers, at no more tokens per turn, has a lower rate than
+    absent: list[Point]  # flat points cheaper than every memtiers point
+
+    @property
+    def share(self) -> float | None:
+        return None if self.reaching is None else self.reaching.tokens / self.flat_best.tokens
+
+    @property
+    def above_everywhere(self) -> bool:
+        return not self.below and not self.absent
+
+    @property
+    def holds(self) -> bool:
+        return self.above_everywhere and self.share is not None and self.share <= 0.5
+
+
+def goal(flat: Sequence[Point], memtiers: Sequence[Point]) -> Goal:
+    """Above everywhere: at each flat point's tokens per turn, memtiers' best rate for no more tokens is at least
+    as high. Half the tokens: memtiers' cheapest point reaching the flat store's best rate, against flat's."""
+    best = max(p.rate for p in flat)
+    flat_best = min((p for p in flat if p.rate == best), key=lambda p: p.tokens)
+    reaching = [p for p in memtiers if p.rate >= best]
+    within = [(p, best_within(memtiers, p.tokens)) for p in flat]
+    return Goal(
+        list(flat),
+        flat_best,
+        min(reaching, key=lambda p: p.tokens) if reaching else None,
+        below=[p for p, m in within if m is not None and m < p.rate],
+        absent=[p for p, m in within if m is None],
+    )
+
+
+def curves(result: Result) -> dict[str, list[Point]]:
+    return {series: curve(result.turns, series, result.sweep) for series in SERIES}
+
+
+def _goal_line(g: Goal, memtiers: Sequence[Point]) -> str:
+    level = len(g.flat) - len(g.below) - len(g.absent)
+    parts = [f"{'above' if g.above_everywhere else '**not above**'}: at or above {level} of {len(g.flat)} flat points"]
+    if g.absent:
+        cheapest = min(p.tokens for p in memtiers)
+        parts.append(
+            f"no point as cheap as flat's k <= {max(p.k for p in g.absent)} (its cheapest: {cheapest:.0f} tokens)"
+        )
+    if g.below:
+        parts.append("below at flat's k = " + ", ".join(str(p.k) for p in g.below))
+    if g.reaching is None:
+        parts.append("never reaches the flat store's best rate")
+    else:
+        parts.append(
+            f"reaches flat's best rate at k = {g.reaching.k}, {g.reaching.tokens:.0f} tokens: "
+            f"{'' if g.share is not None and g.share <= 0.5 else '**'}{g.share:.0%} of flat's "
+            f"{g.flat_best.tokens:.0f}{'' if g.share is not None and g.share <= 0.5 else '**'}"
+        )
+    return "; ".join(parts)
+
+
 def summary(result: Result) -> dict[str, object]:
     """The figures the issue asks for."""
     answered = [t for t in result.turns if t.memtiers_answered is not None]
@@ -323,6 +501,7 @@ def summary(result: Result) -> dict[str, object]:
             f"{_share([bool(t.memtiers_answered) for t in answered]):.1%} / "
             f"{_share([bool(t.flat_answered) for t in answered]):.1%} (of {len(answered)} with a known answer)"
         ),
+        **_curve_figures(result),
         "critical facts said once, found at the end by the agent's lookup": (
             f"{result.critical_found:.0%} of {len(result.critical)}"
         ),
@@ -335,12 +514,47 @@ def summary(result: Result) -> dict[str, object]:
         "current preferences right in the hot profile": (
             f"{result.preferences_right:.0%} of {len(result.preferences)}"
         ),
-        "stale values in the hot profile": sum(bool(p["stale_in_hot"]) for p in result.preferences),
+        "stale values of the keyed preferences and identity facts in the hot profile": sum(
+            bool(p["stale_in_hot"]) for p in result.preferences
+        ),
         "records lost": len(result.lost),
         "records whose tier disagrees with the move log": len(result.log_mismatches),
         "forgotten on request": result.forgotten,
         "chit-chat records protected by mistake": len(result.protected_chitchat),
     }
+
+
+def _curve_figures(result: Result) -> dict[str, str]:
+    if not result.sweep:
+        return {}
+    c = curves(result)
+    best = goal(c[FLAT], c[WITH_PROFILE]).flat_best
+    first, last = result.sweep[0], result.sweep[-1]
+    turns = result.turns
+    return {
+        f"flat store's best answer rate over k = {first}-{last} (at its cheapest k)": (
+            f"{best.rate:.1%} at k = {best.k}, {best.tokens:.0f} tokens per turn"
+        ),
+        "memtiers, profile + recall, against it": _goal_line(goal(c[FLAT], c[WITH_PROFILE]), c[WITH_PROFILE]),
+        "memtiers, recall alone (profile not counted), against it": _goal_line(goal(c[FLAT], c[RECALL]), c[RECALL]),
+        "what-if, profile + recall less what the profile carries, against it": _goal_line(
+            goal(c[FLAT], c[LEAN]), c[LEAN]
+        ),
+        "hot profile tokens per recall turn, mean (half flat's tokens at its best rate)": (
+            f"{_mean(t.points[(WITH_PROFILE, first)][0] - t.points[(RECALL, first)][0] for t in turns):.0f}"
+            f" ({best.tokens / 2:.0f})"
+        ),
+        "of memtiers' recall: mean tokens of its `profile:` line + of hits that are profile sources": " / ".join(
+            f"{_mean(t.repeated[p.k][0] for t in turns):.0f} + {_mean(t.repeated[p.k][2] for t in turns):.0f}"
+            f" of {p.tokens:.0f} at k = {p.k}"
+            for p in c[RECALL]
+            if p.k in (first, RECALL_LIMIT, last)
+        ),
+    }
+
+
+def _mean(values: Iterable[float]) -> float:
+    return statistics.mean(values)
 
 
 def _yes(flag: object) -> str:
@@ -351,6 +565,44 @@ def _mean_median(values: list[int]) -> str:
     if not values:
         return "-"
     return f"{statistics.mean(values):.0f} / {statistics.median(values):.0f}"
+
+
+def curve_table(result: Result) -> list[str]:
+    """One row per k: each system's mean tokens per turn and answer rate."""
+    c = curves(result)
+    head = "| k | " + " | ".join(f"{name}: tokens | rate" for name in SERIES) + " |"
+    lines = [head, "| --- |" + " --- | --- |" * len(SERIES)]
+    for i, k in enumerate(result.sweep):
+        cells = [f"{c[name][i].tokens:.0f} | {c[name][i].rate:.1%}" for name in SERIES]
+        lines.append(f"| {k} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def by_category_curves(result: Result, limits: Sequence[int]) -> list[str]:
+    """Per kind of question, at a few k: tokens and answer rate of each system, and what recall repeats."""
+    lines = [
+        "| asked about | k | turns | flat: tokens, rate | memtiers profile + recall: tokens, rate | "
+        "recall only | of it, the profile line | hits that are profile sources (tokens) | what-if |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for category in sorted({t.category for t in result.turns}):
+        turns = [t for t in result.turns if t.category == category]
+        for k in limits:
+            cells = []
+            for series in (FLAT, WITH_PROFILE, RECALL):
+                point = curve(turns, series, [k])[0]
+                known = any(t.points[(series, k)][1] is not None for t in turns)
+                cells.append(f"{point.tokens:.0f}, {point.rate:.0%}" if known else f"{point.tokens:.0f}, -")
+            lean = curve(turns, LEAN, [k])[0]
+            line = statistics.mean(t.repeated[k][0] for t in turns)
+            hits = statistics.mean(t.repeated[k][1] for t in turns)
+            hit_tokens = statistics.mean(t.repeated[k][2] for t in turns)
+            known = any(t.points[(LEAN, k)][1] is not None for t in turns)
+            lines.append(
+                f"| {category} | {k} | {len(turns)} | " + " | ".join(cells) + f" | {line:.0f} | {hits:.1f} "
+                f"({hit_tokens:.0f}) | {lean.tokens:.0f}, {f'{lean.rate:.0%}' if known else '-'} |"
+            )
+    return lines
 
 
 def by_category(result: Result) -> list[tuple[str, int, str, str, str, str]]:
@@ -389,9 +641,24 @@ HOW_TO_READ = """\
 - **Tokens per turn, memtiers**: the hot profile (which the host reads every turn) plus the text
   `recall` returned, at 4 characters a token. **Flat store**: the same hybrid search (vector and full
   text, fused) over every record in one pool, no profile, no tiers, returning as many hits as memtiers'
-  recall did, rendered the same way. It counts no use, so it does not disturb heat. It ranks with
-  the same settings (so a query about the user also keeps room for the best durable facts), but over
-  the query as given: no first-person form and no listing by kind.
+  recall did, rendered the same way. It counts no use, so it does not disturb heat. It ranks through
+  `Memory.rank` with the same settings (the first-person form of the query, the listing by kind, room
+  for the best durable facts), over warm and cold alike: no cold penalty, no `profile:` line.
+- **The curves**: at every recall turn, after the real one (which counts its uses, so the year is
+  the same year with or without them), the turn is evaluated again at k = 1 to 20 without counting a
+  use: the flat store returning k hits; memtiers' own `recall` at `limit` k (the product's code, given
+  a ledger that records no use), counted with the profile (what the turn carries: profile + recall)
+  and without it (recall alone, which still holds its `profile:` line of matching entries). Limits,
+  not token budgets, are swept because both systems have one and the x-axis is the tokens each point
+  measured, so the two curves share an axis whatever the parameter. A curve's point is the mean
+  tokens over all recall turns against the answer rate over the turns with a known answer.
+  **Above everywhere**: at each flat point's tokens, memtiers' best rate at no more tokens per turn
+  is at least as high. **Half the tokens**: memtiers' cheapest point reaching the flat store's best
+  rate, against the flat store's cheapest point reaching it.
+- **What-if** (not the product): the profile plus memtiers' recall at limit k less what the profile
+  already carries, its `profile:` line and the hits that are the sources of a profile entry, with
+  nothing put in their place; it shows what a recall that knows the host reads the profile would
+  save.
 - **Answer in the context**: the turn has a known answer (the current choice for a decision, the
   current value of a preference, the critical fact) and that text appears in what the turn carries.
 - **Critical facts found at the end**: at day 365, for each critical fact, the agent's direct lookup
@@ -418,7 +685,8 @@ def markdown(result: Result, command: str, image: str | None) -> str:
         f"    {command}",
         "",
         f"(seed {result.seed}; {result.seconds['remember']:.0f} s remembering, {result.seconds['recall']:.0f} s "
-        f"in recall turns, {result.seconds['sweep']:.0f} s sweeping). Re-running it writes this page again.",
+        f"in recall turns, {result.seconds['sweep']:.0f} s sweeping, {result.seconds['curves']:.0f} s evaluating "
+        "the curves). Re-running it writes this page again.",
         "",
         "## Figures",
         "",
@@ -428,10 +696,30 @@ def markdown(result: Result, command: str, image: str | None) -> str:
     lines += [f"| {k} | {v} |" for k, v in summary(result).items()]
     lines += ["", *HOW_TO_READ]
     if image:
-        lines += ["", f"![tier sizes and tokens per turn over the year]({image})"]
+        lines += ["", f"![tier sizes, tokens per turn over the year, answer rate against tokens per turn]({image})"]
+    if result.sweep:
+        lines += [
+            "",
+            "## Answer rate against tokens per turn",
+            "",
+            "Every recall turn of the year at each k (mean tokens per turn | share of the turns with a known",
+            "answer that had it in their context):",
+            "",
+            *curve_table(result),
+            "",
+            "### By what was asked",
+            "",
+            "At a few k: what each system carries and answers, and what memtiers' recall repeats of the",
+            "profile the turn already carries (mean tokens of its `profile:` line; mean hits that are the",
+            "sources of a profile entry, and their tokens).",
+            "",
+            *by_category_curves(result, [k for k in (1, 3, RECALL_LIMIT) if k in result.sweep]),
+        ]
     lines += [
         "",
-        "## Recall turns by what was asked",
+        "## The real recall turns by what was asked",
+        "",
+        f"memtiers: the profile and `recall` at limit {RECALL_LIMIT}; flat: as many hits as that recall returned.",
         "",
         "| asked about | turns | tokens memtiers | tokens flat | answer in context, memtiers | flat |",
         "| --- | --- | --- | --- | --- | --- |",
@@ -472,9 +760,13 @@ def plot(result: Result, path: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import PercentFormatter
 
     days = [d["day"] for d in result.daily]
-    fig, (tiers_ax, tokens_ax) = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
+    rows = 3 if result.sweep else 2
+    fig = plt.figure(figsize=(9, 4.2 * rows))
+    tiers_ax = fig.add_subplot(rows, 1, 1)
+    tokens_ax = fig.add_subplot(rows, 1, 2, sharex=tiers_ax)
     tiers_ax.plot(days, [d["warm"] for d in result.daily], label="warm records")
     tiers_ax.plot(days, [d["cold"] for d in result.daily], label="cold records")
     tiers_ax.set_ylabel("records")
@@ -490,15 +782,44 @@ def plot(result: Result, path: Path) -> None:
 
     weekly = sorted({t.day // 7 for t in result.turns})
     for attr, label in (
-        ("memtiers_tokens", "memtiers: hot profile + recall"),
-        ("flat_tokens", "flat store, same hits"),
+        ("memtiers_tokens", f"memtiers: hot profile + recall (limit {RECALL_LIMIT})"),
+        ("flat_tokens", "flat store, as many hits"),
     ):
         means = [statistics.mean(getattr(t, attr) for t in result.turns if t.day // 7 == w) for w in weekly]
         tokens_ax.plot([w * 7 + 3 for w in weekly], means, label=label)
     tokens_ax.set_ylabel("tokens per recall turn (weekly mean)")
     tokens_ax.set_xlabel("day")
     tokens_ax.legend(loc="upper left")
-    tokens_ax.set_title("What memory puts into each turn")
+    tokens_ax.set_title("What memory puts into each real recall turn")
+
+    if result.sweep:
+        curve_ax = fig.add_subplot(rows, 1, 3)
+        styles = {
+            FLAT: {"color": "tab:gray", "marker": "o"},
+            WITH_PROFILE: {"color": "tab:blue", "marker": "s"},
+            RECALL: {"color": "tab:blue", "marker": "^", "linestyle": "--", "alpha": 0.6},
+            LEAN: {"color": "tab:green", "marker": ".", "linestyle": ":"},
+        }
+        c = curves(result)
+        for series, points in c.items():
+            curve_ax.plot([p.tokens for p in points], [p.rate for p in points], label=series, **styles[series])
+            for p in points:
+                if p.k in (1, 5, 10, 20):
+                    curve_ax.annotate(f"k={p.k}", (p.tokens, p.rate), textcoords="offset points", xytext=(3, -10),
+                                      fontsize=7, color=styles[series]["color"])  # fmt: skip
+        target = goal(c[FLAT], c[WITH_PROFILE]).flat_best
+        best = f"flat store's best rate ({target.rate:.1%})"
+        curve_ax.axhline(target.rate, color="tab:gray", linestyle=":", linewidth=0.8, label=best)
+        curve_ax.axvline(
+            target.tokens / 2, color="tab:red", linestyle=":", linewidth=0.8,
+            label=f"half the flat store's tokens there ({target.tokens / 2:.0f})",
+        )  # fmt: skip
+        curve_ax.set_xlabel(f"tokens per recall turn (mean over the year; k = {result.sweep[0]}..{result.sweep[-1]})")
+        curve_ax.set_ylabel("answer in context")
+        curve_ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+        curve_ax.set_xlim(left=0)
+        curve_ax.legend(loc="lower right", fontsize=8)
+        curve_ax.set_title("Answer rate against tokens per turn")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
