@@ -12,6 +12,7 @@ from pathlib import Path
 from tiers.embedder import DEFAULT_MODEL
 from tiers.heat import HeatRules
 from tiers.memory import MemorySettings
+from tiers.recall import RecallSettings
 from tiers.secrets import SecretPolicy
 
 _NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -67,6 +68,7 @@ class Settings:
     http_tokens: tuple[HttpToken, ...] = field(default=(), repr=False)  # empty: the generated token file
     secrets: SecretPolicy = SecretPolicy.REFUSE
     lock_timeout: float = 30.0
+    profile_carried: bool = False  # the host puts the profile resource in every prompt: recall repeats none of it
 
     @property
     def memory(self) -> MemorySettings:
@@ -78,6 +80,7 @@ class Settings:
             storage_options=dict(self.storage_options),
             secrets=self.secrets,
             lock_timeout=self.lock_timeout,
+            recall=RecallSettings(profile_carried=self.profile_carried),
         )
 
     @property
@@ -124,6 +127,7 @@ class Settings:
             "http_tokens": _http_tokens(env),
             "secrets": _secrets(env),
             "lock_timeout": _number(env, "MEMTIERS_LOCK_TIMEOUT", 30.0, float),
+            "profile_carried": _flag(env, "MEMTIERS_PROFILE_CARRIED"),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]
@@ -149,6 +153,15 @@ def _object_storage(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     if options.get("endpoint", "").startswith("http://"):
         options["allow_http"] = "true"
     return tuple(sorted(options.items()))
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    raw = (env.get(name) or "").strip().lower()
+    if raw in ("", "0", "false", "no", "off"):
+        return False
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    raise ConfigError(f"{name}={raw!r} is not valid: use 1 or 0")
 
 
 def _number(env: Mapping[str, str], name: str, default: float, kind: type) -> float:

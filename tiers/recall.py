@@ -38,6 +38,10 @@ class RecallSettings:
     when: bool = True  # a question asking "when" also matches, by words, the rows that say a time
     dated: bool = True  # a query naming a date also matches, by words, the rows of that date (or that say it)
     kind_match: float = 0.4  # cosine to a durable kind's name ("my health") at which a query lists that kind first
+    # The host carries the hot profile every turn (it reads the resource into each prompt): recall then
+    # shows none of it, nor the memories its entries were made from. Off, recall shows the entries a query
+    # matches (for hosts that never read the resource), and never again the memories they were made from.
+    profile_carried: bool = False
 
     def without(self, *names: str) -> RecallSettings:
         """These settings with the named techniques switched off."""
@@ -281,11 +285,18 @@ def render_profile(entries: dict[str, Entry]) -> str:
 
 
 def pack(
-    ranked: Sequence[Ranked], profile: dict[str, Entry], limit: int, max_tokens: int | None, grouped: bool = False
+    ranked: Sequence[Ranked],
+    profile: dict[str, Entry],
+    limit: int,
+    max_tokens: int | None,
+    grouped: bool = False,
+    carried: frozenset[str] = frozenset(),
 ) -> Packed:
     """Take hits in rank order while they fit `max_tokens` (at 4 characters a token) and `limit`.
 
-    Grouped, the chosen hits are shown by day, oldest first, in the order they were stored within a day.
+    A hit the context already holds is passed over: one of the `carried` ids (what the host's copy of
+    the profile was made from) or the source of a profile entry shown here. Grouped, the chosen hits
+    are shown by day, oldest first, in the order they were stored within a day.
     """
     budget = None if max_tokens is None else max_tokens * 4
     if budget is not None:  # room for the last line, whatever the count it names
@@ -299,8 +310,9 @@ def pack(
             head.append(line)
             used = len(line) + 1
             packed.profile = profile
+    held = carried | {rid for entry in packed.profile.values() for rid in entry.sources}
     headers: set[str] = set()
-    for hit in ranked[:limit]:
+    for hit in [h for h in ranked if h.record.id not in held][:limit]:
         cost = len(render_hit(hit, grouped)) + 1
         header = group_header(hit.record) if grouped else ""
         if grouped and header not in headers:

@@ -80,13 +80,19 @@ class Search:
         until: datetime | None = None,
     ) -> ranking.Packed:
         """The memories that best answer `query`, packed into `max_tokens`; each one returned counts as a use."""
+        settings = self.parts.settings.recall
         parsed = self.parse(query, tiers, tags, since, until)
-        ranked = self.rank(parsed, limit) if parsed.tiers else []
         wanted = parsed.default or Tier.HOT in (tiers or ())
+        # What the context holds already is not shown again (the memories a profile entry was made from):
+        # rank as many more as could be passed over. Ranked first: the query is embedded meanwhile.
+        sources = frozenset(s for e in self.parts.hot.entries().values() for s in e.sources) if wanted else frozenset()
+        ranked = self.rank(parsed, limit + len(sources)) if parsed.tiers else []
         profile = self._matching_profile(query, parsed.vectors[0]) if wanted else {}
-        packed = ranking.pack(ranked, profile, limit, max_tokens, self.parts.settings.recall.grouped)
+        shown = {} if settings.profile_carried else profile  # pack passes over the sources of what it shows
+        held = sources if settings.profile_carried else frozenset()
+        packed = ranking.pack(ranked, shown, limit, max_tokens, settings.grouped, held)
         self.parts.ledger.touch([h.record.id for h in packed.hits], now)
-        self.parts.ledger.touch([hot_rid(k) for k in packed.profile], now)
+        self.parts.ledger.touch([hot_rid(k) for k in profile if k in packed.profile or settings.profile_carried], now)
         return packed
 
     def parse(

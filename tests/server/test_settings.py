@@ -33,6 +33,12 @@ def test_the_cap_and_idle_days_reach_the_memory_settings(tmp_path: Path) -> None
     assert settings.memory.rules.hot_idle_days == 7.5
 
 
+def test_a_host_that_carries_the_profile_says_so_and_recall_is_told(tmp_path: Path) -> None:
+    assert not Settings.from_env({"MEMTIERS_HOME": str(tmp_path)}).memory.recall.profile_carried
+    carried = Settings.from_env({"MEMTIERS_HOME": str(tmp_path), "MEMTIERS_PROFILE_CARRIED": "1"})
+    assert carried.memory.recall.profile_carried
+
+
 @pytest.mark.parametrize(
     ("env", "problem"),
     [
@@ -42,6 +48,7 @@ def test_the_cap_and_idle_days_reach_the_memory_settings(tmp_path: Path) -> None
         ({"MEMTIERS_SWEEP_INTERVAL": "0"}, "MEMTIERS_SWEEP_INTERVAL must be above zero"),
         ({"MEMTIERS_HOT_CAP_TOKENS": "-5"}, "MEMTIERS_HOT_CAP_TOKENS must be above zero"),
         ({"MEMTIERS_HOT_CAP_TOKENS": "1.5"}, "MEMTIERS_HOT_CAP_TOKENS='1.5' is not a number"),
+        ({"MEMTIERS_PROFILE_CARRIED": "maybe"}, "MEMTIERS_PROFILE_CARRIED='maybe' is not valid: use 1 or 0"),
     ],
 )
 def test_a_bad_setting_is_refused_naming_the_variable(tmp_path: Path, env: dict[str, str], problem: str) -> None:

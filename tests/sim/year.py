@@ -18,7 +18,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
@@ -39,10 +39,10 @@ RECALL_LIMIT = 10  # the recall tool's default
 SWEEP = tuple(range(1, 21))  # the hits each system returns, for the answer-rate-against-tokens curves
 # The curves: a flat store of k hits; memtiers' recall at limit k as the model reads it, with the hot profile
 # (read every turn) and without.
-# And, as evidence for a change of recall and not what the product does: the profile plus a recall at limit k
-# less what the profile already carries (its "profile:" line, and the hits an entry's value came from).
+# And memtiers told that the host carries the profile (MEMTIERS_PROFILE_CARRIED=1): the profile plus a recall at
+# limit k that repeats none of it (no "profile:" line, none of the memories an entry's value came from).
 FLAT, RECALL, WITH_PROFILE = "flat store", "memtiers recall only", "memtiers profile + recall"
-LEAN = "what-if: profile + recall less what the profile carries"
+LEAN = "memtiers profile + recall, host carries the profile"
 SERIES = (FLAT, WITH_PROFILE, RECALL, LEAN)
 
 
@@ -59,6 +59,8 @@ class Turn:
     # k -> what memtiers' recall at limit k repeats of the profile the turn already carries:
     # (tokens of its "profile:" line, hits that are sources of a profile entry, tokens of those hits)
     repeated: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+    # k -> whether the recall told that the host carries the profile repeated any of it (it must not)
+    lean_repeats: dict[int, bool] = field(default_factory=dict)
 
 
 @dataclass
@@ -225,6 +227,7 @@ def _sweep(
 ) -> None:
     """The turn again at every limit, counting no use: a flat store of k hits, memtiers' recall at limit k."""
     uncounted = Search(cast(Parts, Uncounted(memory.parts)))
+    told = Search(cast(Parts, Uncounted(memory.parts, profile_carried=True)))
     carried = {rid for entry in profile.values() for rid in entry.sources}
     profile_tokens = tokens_of(profile_text)
 
@@ -240,8 +243,9 @@ def _sweep(
         line = ranking.render_profile(packed.profile) if packed.profile else ""
         again = [h for h in packed.hits if h.record.id in carried]
         grouped = memory.settings.recall.grouped
-        lean = ranking.pack([h for h in packed.hits if h.record.id not in carried], {}, k, None, grouped)
+        lean = told.recall(ask.query, now, limit=k)
         turn.points[(LEAN, k)] = (profile_tokens + lean.tokens, has(f"{profile_text}\n{lean.text}"))
+        turn.lean_repeats[k] = bool(lean.profile) or any(h.record.id in carried for h in lean.hits)
         turn.repeated[k] = (
             tokens_of(line),
             len(again),
@@ -252,9 +256,11 @@ def _sweep(
 class Uncounted:
     """A namespace's parts as recall sees them, but recording no use: the real recall, leaving heat alone."""
 
-    def __init__(self, parts: Parts) -> None:
+    def __init__(self, parts: Parts, profile_carried: bool = False) -> None:
         self._parts = parts
         self.ledger = _NoUses(parts.ledger)
+        recall = replace(parts.settings.recall, profile_carried=profile_carried)
+        self.settings = replace(parts.settings, recall=recall)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._parts, name)
@@ -537,7 +543,7 @@ def _curve_figures(result: Result) -> dict[str, str]:
         ),
         "memtiers, profile + recall, against it": _goal_line(goal(c[FLAT], c[WITH_PROFILE]), c[WITH_PROFILE]),
         "memtiers, recall alone (profile not counted), against it": _goal_line(goal(c[FLAT], c[RECALL]), c[RECALL]),
-        "what-if, profile + recall less what the profile carries, against it": _goal_line(
+        "memtiers told the host carries the profile (MEMTIERS_PROFILE_CARRIED=1), against it": _goal_line(
             goal(c[FLAT], c[LEAN]), c[LEAN]
         ),
         "hot profile tokens per recall turn, mean (half flat's tokens at its best rate)": (
@@ -582,7 +588,7 @@ def by_category_curves(result: Result, limits: Sequence[int]) -> list[str]:
     """Per kind of question, at a few k: tokens and answer rate of each system, and what recall repeats."""
     lines = [
         "| asked about | k | turns | flat: tokens, rate | memtiers profile + recall: tokens, rate | "
-        "recall only | of it, the profile line | hits that are profile sources (tokens) | what-if |",
+        "recall only | of it, the profile line | hits that are profile sources (tokens) | host carries the profile |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for category in sorted({t.category for t in result.turns}):
@@ -648,17 +654,17 @@ HOW_TO_READ = """\
   the same year with or without them), the turn is evaluated again at k = 1 to 20 without counting a
   use: the flat store returning k hits; memtiers' own `recall` at `limit` k (the product's code, given
   a ledger that records no use), counted with the profile (what the turn carries: profile + recall)
-  and without it (recall alone, which still holds its `profile:` line of matching entries). Limits,
+  and without it (recall alone, which holds its `profile:` line of matching entries). Limits,
   not token budgets, are swept because both systems have one and the x-axis is the tokens each point
   measured, so the two curves share an axis whatever the parameter. A curve's point is the mean
   tokens over all recall turns against the answer rate over the turns with a known answer.
   **Above everywhere**: at each flat point's tokens, memtiers' best rate at no more tokens per turn
   is at least as high. **Half the tokens**: memtiers' cheapest point reaching the flat store's best
   rate, against the flat store's cheapest point reaching it.
-- **What-if** (not the product): the profile plus memtiers' recall at limit k less what the profile
-  already carries, its `profile:` line and the hits that are the sources of a profile entry, with
-  nothing put in their place; it shows what a recall that knows the host reads the profile would
-  save.
+- **Host carries the profile**: the profile plus memtiers' recall at limit k told so
+  (`MEMTIERS_PROFILE_CARRIED=1`): no `profile:` line and none of the memories a profile entry was made
+  from, the next hits in their place. By default recall shows the entries a query matches (for hosts
+  that never read the resource) but never again the memories they were made from.
 - **Answer in the context**: the turn has a known answer (the current choice for a decision, the
   current value of a preference, the critical fact) and that text appears in what the turn carries.
 - **Critical facts found at the end**: at day 365, for each critical fact, the agent's direct lookup

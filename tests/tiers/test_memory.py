@@ -10,8 +10,11 @@ import pytest
 from tests.helpers import T0, count_rows
 from tiers.embedder import FastEmbedder
 from tiers.errors import InvalidInput, NotFound
+from tiers.hot import Entry
 from tiers.memory import Memory, MemorySettings
+from tiers.recall import Ranked, pack
 from tiers.records import Kind, MemoryIn, Tier
+from tiers.rules import hot_rid
 
 
 def remember(memory: Memory, content: str, **fields: object) -> str:
@@ -201,3 +204,47 @@ def test_a_much_used_record_becomes_a_candidate_until_promoted_or_forgotten(memo
     memory.promote(staging, T0 + timedelta(days=1), key="staging")
     memory.forget(prod, T0 + timedelta(days=1))
     assert memory.candidates() == ()
+
+
+NOTES = ["I moved to Lisbon in March", "the Lisbon flat has a balcony", "the Lisbon office is near the river"]
+
+
+def _lisbon(memory: Memory) -> str:
+    keyed = remember(memory, "I live in Lisbon", key="city")
+    for note in NOTES:
+        remember(memory, note)
+    return keyed
+
+
+def test_recall_never_repeats_the_memory_a_profile_entry_it_shows_was_made_from(memory: Memory) -> None:
+    keyed = _lisbon(memory)
+
+    found = memory.recall("where do I live in Lisbon", T0, limit=3)
+
+    assert "city" in found.profile and found.text.startswith("profile: city=I live in Lisbon")
+    assert keyed not in [h.record.id for h in found.hits]
+    assert sorted(h.record.content for h in found.hits) == sorted(NOTES)  # the limit is filled by the others
+    # An entry too long for the budget is not shown: then its memory is, if it ranks.
+    long = Entry("I live in Lisbon, " + "in the old town near the castle, " * 20, T0, sources=(keyed,))
+    ranked = [Ranked(memory.get(keyed), 1.0, 1.0)]
+    tight = pack(ranked, {"city": long}, 3, 60)
+    assert tight.profile == {} and [h.record.id for h in tight.hits] == [keyed]
+
+
+def test_a_host_that_carries_the_profile_gets_none_of_it_again_from_recall(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    from tiers.recall import RecallSettings
+
+    memory = Memory(tmp_path / "ns", embedder, MemorySettings(recall=RecallSettings(profile_carried=True)))
+    try:
+        keyed = _lisbon(memory)
+        found = memory.recall("where do I live in Lisbon", T0, limit=3)
+        assert found.profile == {} and "profile:" not in found.text and "I live in Lisbon" not in found.text
+        assert sorted(h.record.content for h in found.hits) == sorted(NOTES)
+        before = memory.ledger.usage()[hot_rid("city")].uses
+        memory.recall("where do I live in Lisbon", T0, limit=3)
+        assert memory.ledger.usage()[hot_rid("city")].uses == before + 1  # the entry it matched still counts a use
+        assert keyed in [h.record.id for h in memory.recall("Lisbon", T0, tiers=[Tier.WARM]).hits]  # not default
+    finally:
+        memory.close()
