@@ -2,8 +2,12 @@
 
     .venv/bin/python -m tests.bench.ablation ../shared/datasets/locomo-dev/locomo-dev.json --stores /tmp/locomo-stores
 
+    .venv/bin/python -m tests.bench.ablation ... --stores /tmp/locomo-stores --only default "without neighbours"
+
 Stores are filled once through `Memory.remember` (as in `tests.bench.locomo`) and kept in `--stores`,
-so the variants differ only in how recall ranks and packs.
+so the variants differ only in how recall ranks and packs. `--only` runs the variants whose name holds
+one of the words given. After the table comes recall_all at 1,024 tokens on each half, per category:
+conversations 0-3, where a technique is tuned, and 4-6, where it must help again to stay.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from tests.bench.locomo import CATEGORIES, Question, Tally, found_ids, load_questions, load_turns, store_turns
+from tests.bench.locomo import CATEGORIES, HALVES, Question, Tally, found_ids, load_questions, load_turns, store_turns
 from tiers.embedder import FastEmbedder
 from tiers.memory import Memory, MemorySettings
 from tiers.recall import RecallSettings
@@ -58,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="recall ablation on a LoCoMo-format file")
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--stores", type=Path, required=True, help="folder to keep the filled stores in")
+    parser.add_argument("--only", nargs="*", help="run only the variants whose name contains one of these")
     args = parser.parse_args(argv)
     embedder = FastEmbedder()
     embedder.load()
@@ -66,20 +71,42 @@ def main(argv: list[str] | None = None) -> int:
     head = " | ".join(f"{label} {c}" for label, _, _ in SETTINGS for c in ["all", *CATEGORIES])
     print(f"| variant | {head} | p50 ms |")
     print("| --- |" + " --- |" * (len(SETTINGS) * 5 + 1))
-    for name, settings in variants().items():
+    by_half: dict[str, dict[str, Tally]] = {}
+    chosen = {
+        name: settings
+        for name, settings in variants().items()
+        if not args.only or any(part in name for part in args.only)
+    }
+    for name, settings in chosen.items():
         tally, latencies = Tally(), []
-        for memory, questions, covers, now in opened:
+        halves = {half: Tally() for half in HALVES}
+        for number, (memory, questions, covers, now) in enumerate(opened):
+            half = halves[next(h for h, members in HALVES.items() if number in members)]
             memory.settings = replace(memory.settings, recall=settings)
             for question in questions:
                 tally.count[question.category] += 1
+                half.count[question.category] += 1
                 for label, limit, budget in SETTINGS:
                     start = time.perf_counter()
                     packed = memory.recall(question.text, now, limit, budget)
                     latencies.append(time.perf_counter() - start)
-                    tally.add("m", label, question, found_ids(packed, covers))
+                    found = found_ids(packed, covers)
+                    tally.add("m", label, question, found)
+                    half.add("m", label, question, found)
+        by_half[name] = halves
         cells = [f"{tally.score('all', 'm', label, c):.3f}" for label, _, _ in SETTINGS for c in [None, *CATEGORIES]]
         latencies.sort()
         print(f"| {name} | " + " | ".join(cells) + f" | {latencies[len(latencies) // 2] * 1000:.1f} |", flush=True)
+    print()
+    first = SETTINGS[0][0]
+    print(f"recall_all at {first} on each half (tune on 0-3, confirm on 4-6)")
+    cats = [None, *CATEGORIES]
+    head = " | ".join(f"{half} {c or 'all'}" for half in HALVES for c in cats)
+    print(f"| variant | {head} |")
+    print("| --- |" + " --- |" * (len(HALVES) * len(cats)))
+    for name, halves in by_half.items():
+        cells = [f"{halves[half].score('all', 'm', first, c):.3f}" for half in HALVES for c in cats]
+        print(f"| {name} | " + " | ".join(cells) + " |")
     for memory, _, _, _ in opened:
         memory.close()
     return 0
