@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -395,16 +395,11 @@ class ColdIndex:
 
     # search
 
-    def search(
-        self, vectors: np.ndarray | Callable[[], np.ndarray], terms: Sequence[str], k: int, scope: ColdScope
-    ) -> ColdHits:
-        """The `k` best rows by meaning and the `k` best by words, with what ranking needs of each.
-
-        `vectors` may be a function that waits for them (a query being embedded): words are scored first.
-        """
+    def search(self, vectors: np.ndarray, terms: Sequence[str], k: int, scope: ColdScope) -> ColdHits:
+        """The `k` best rows by meaning and the `k` best by words, with what ranking needs of each."""
+        queries = np.atleast_2d(vectors).astype(np.float32)
         mask = self._mask(scope)
         words = self._bm25(terms, mask)
-        queries = np.atleast_2d(vectors() if callable(vectors) else vectors).astype(np.float32)
         hits = ColdHits(self, queries, words)
         if not self.live or not mask.any():
             return hits

@@ -4,15 +4,13 @@ Both tiers are searched in memory (tiers/warm.py, tiers/cold.py) by meaning and 
 rows found join the warm ones in one pool, ranked together, the rows stored just before and after the
 best cold hits join from the cold index so they can be lent a share of their score as warm ones are,
 and the cold records that rank are taken from the cold index: no read of the tables on the way.
-The query is embedded in a second thread while this one scores both tiers by words: the model runs
-without the interpreter lock. (Searching cold in a second thread while this one scores warm was
-measured: no faster on two cores, as both wait for the interpreter lock between their numpy passes.)
+(Searching cold in a second thread while this one scores warm was measured: no faster on two cores,
+as both wait for the interpreter lock between their numpy passes.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -37,29 +35,19 @@ WARM_DEPTH = 1_000
 COLD_DEPTH = 200  # cold rows each cold search returns to the pool (LoCoMo after a sweep: 100 lost 0.6 points)
 
 
-# The model embeds a query in this thread while the calling one scores both tiers by words (the model
-# lets go of the interpreter lock while it runs); one thread, as the model takes one text batch at a time.
-_EMBEDDING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memtiers-embed")
-
-
 @dataclass(frozen=True)
 class Query:
-    """A query as searched: its forms, their vectors (being embedded meanwhile), its terms, and what it may return."""
+    """A query as searched: its forms, their vectors, its terms, and what it may return."""
 
     text: str
     forms: list[str]
-    embedding: Future[np.ndarray]
+    vectors: np.ndarray
     terms: list[str]
     tiers: tuple[Tier, ...]
     tags: tuple[str, ...]
     since: datetime | None
     until: datetime | None
     default: bool  # default tiers: cold joins, a little below equally good warm rows
-
-    @property
-    def vectors(self) -> np.ndarray:
-        """The forms' unit vectors, once the model has made them (its errors are raised here)."""
-        return self.embedding.result()
 
 
 class Search:
@@ -84,7 +72,7 @@ class Search:
         parsed = self.parse(query, tiers, tags, since, until)
         wanted = parsed.default or Tier.HOT in (tiers or ())
         # What the context holds already is not shown again (the memories a profile entry was made from):
-        # rank as many more as could be passed over. Ranked first: the query is embedded meanwhile.
+        # rank as many more as could be passed over.
         sources = frozenset(s for e in self.parts.hot.entries().values() for s in e.sources) if wanted else frozenset()
         ranked = self.rank(parsed, limit + len(sources)) if parsed.tiers else []
         profile = self._matching_profile(query, parsed.vectors[0]) if wanted else {}
@@ -108,29 +96,25 @@ class Search:
         settings = self.parts.settings.recall
         chosen = tuple(dict.fromkeys(tiers)) if tiers else (Tier.WARM, Tier.COLD)
         forms = ranking.query_forms(query, settings)
-        embedding = _EMBEDDING.submit(self.parts.embedder.embed, forms)
+        vectors = self.parts.embedder.embed(forms)
         terms = words(forms[-1]) + ranking.wants_time(query, settings)
         searched = tuple(t for t in chosen if t is not Tier.HOT)
-        return Query(query, forms, embedding, terms, searched, tuple(tags), since, until, tiers is None)
+        return Query(query, forms, vectors, terms, searched, tuple(tags), since, until, tiers is None)
 
     def rank(self, query: Query, limit: int) -> list[ranking.Ranked]:
         """The best `limit` records for a parsed query; counts no use."""
         parts = self.parts
         settings = parts.settings.recall
         store = parts.store
+        hits: ColdHits | None = None
+        if Tier.COLD in query.tiers:
+            scope = cold_scope(query.tags, query.since, query.until)
+            hits = store.cold_search(query.vectors, query.terms, max(COLD_DEPTH, 2 * limit), scope)
+        kinds = ranking.asked_kinds(
+            parts.vectors_of(list(ranking.KIND_NAMES.values())), query.vectors, settings.kind_match
+        )
         with store.warm() as index:
-            # Words first, in both tiers, while the query is being embedded; then meaning.
-            searched = Tier.WARM in query.tiers
-            warm_words = index.bm25(query.terms) if searched else None
-            hits: ColdHits | None = None
-            if Tier.COLD in query.tiers:
-                scope = cold_scope(query.tags, query.since, query.until)
-                depth = max(COLD_DEPTH, 2 * limit)
-                hits = store.cold_search(lambda: query.vectors, query.terms, depth, scope)
-            kinds = ranking.asked_kinds(
-                parts.vectors_of(list(ranking.KIND_NAMES.values())), query.vectors, settings.kind_match
-            )
-            warm = _WarmPart(index, query, searched, settings.reach, warm_words)
+            warm = _WarmPart(index, query, Tier.WARM in query.tiers, settings.reach)
             pool = _PoolBuilder(warm, index, query)
             pool.add_candidates(hits.candidates if hits is not None else [])
             found = ranking.rank(pool.build(), query.text, settings, limit, query.default, kinds)
@@ -170,10 +154,7 @@ class _WarmPart:
     WARM_DEPTH by meaning, by words and among the durable facts, and the neighbours they lend to.
     """
 
-    def __init__(
-        self, index: WarmIndex, query: Query, searched: bool, reach: int, words: np.ndarray | None = None
-    ) -> None:
-        """`words`: the rows' BM25 for the query's terms, when already scored."""
+    def __init__(self, index: WarmIndex, query: Query, searched: bool, reach: int) -> None:
         size = index.size
         if not searched or not size:
             self.mask = np.zeros(size, dtype=bool)
@@ -182,8 +163,8 @@ class _WarmPart:
         else:
             scope = Scope(query.tags, _micros(query.since), _micros(query.until))
             self.mask = index.mask(scope)
-            self.words = index.bm25(query.terms) if words is None else words
             self.cosine = index.cosine(query.vectors)
+            self.words = index.bm25(query.terms)
         self.chosen: np.ndarray | None = None  # warm positions in the pool, in pool order; None: all of them
         self.scored: tuple[np.ndarray, np.ndarray] | None = None  # every warm row's scores, where not all join
         if searched and index.live > POOL_ALL_UP_TO:

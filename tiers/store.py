@@ -390,13 +390,8 @@ class Store:
             return self.cold_table.count()
         return self.count(Tier.WARM) + self.count(Tier.COLD)
 
-    def cold_search(
-        self, vectors: np.ndarray | Callable[[], np.ndarray], terms: Sequence[str], k: int, scope: ColdScope
-    ) -> ColdHits | None:
-        """Search the cold tier's index by meaning and by words; None while nothing was ever sent cold.
-
-        `vectors` may be a function that waits for them: the words are scored first, meanwhile.
-        """
+    def cold_search(self, vectors: np.ndarray, terms: Sequence[str], k: int, scope: ColdScope) -> ColdHits | None:
+        """Search the cold tier's index by meaning and by words; None while nothing was ever sent cold."""
         if self._cold is None and not self.cold_table.count():
             return None  # not even the index is loaded
         with self.cold() as index:

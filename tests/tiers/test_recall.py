@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from concurrent.futures import Future
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -51,10 +49,9 @@ def _index(rows: list[Row]) -> WarmIndex:
 
 
 def _query(text: str, vector: np.ndarray | list[float], settings: RecallSettings | None = None) -> Query:
-    embedded: Future[np.ndarray] = Future()
-    embedded.set_result(np.atleast_2d(np.asarray(vector, np.float32)))
+    vectors = np.atleast_2d(np.asarray(vector, np.float32))
     terms = words(text) + wants_time(text, settings or RecallSettings())
-    return Query(text, [text], embedded, terms, (Tier.WARM, Tier.COLD), (), None, None, True)
+    return Query(text, [text], vectors, terms, (Tier.WARM, Tier.COLD), (), None, None, True)
 
 
 def _pool(rows: list[Row], query: Query) -> Pool:
@@ -310,42 +307,3 @@ def test_a_health_fact_said_once_answers_the_agents_question_among_third_person_
     assert "diabetes" in found
     memory.settings = replace(memory.settings, recall=RecallSettings(perspective=False, durable=0, kind_match=0.0))
     assert "diabetes" not in memory.recall("what health conditions does the user have?", DAY, limit=5).text
-
-
-def test_the_query_is_embedded_in_another_thread_while_both_tiers_are_scored_by_words(
-    memory: Memory, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import threading
-
-    from tiers.cold import ColdIndex
-    from tiers.warm import WarmIndex
-
-    stored = memory.remember([MemoryIn(content=t) for t in ("the canoe is in the shed", "ferry at seven")], DAY)
-    memory.sweep(DAY + timedelta(days=200))  # the canoe and the ferry go cold
-    memory.remember([MemoryIn(content="the kayak is in the boathouse")], DAY + timedelta(days=200))
-    scored = {"warm": threading.Event(), "cold": threading.Event()}
-    seen: list[tuple[str, bool]] = []  # the query's embedding: its thread, and whether words were scored first
-
-    def watched(tier: str, bm25: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
-        def score(*args: object) -> np.ndarray:
-            scored[tier].set()
-            return bm25(*args)
-
-        return score
-
-    monkeypatch.setattr(WarmIndex, "bm25", watched("warm", WarmIndex.bm25))
-    monkeypatch.setattr(ColdIndex, "_bm25", watched("cold", ColdIndex._bm25))
-    embed = embedder.embed
-
-    def embed_after_the_words(texts: list[str]) -> np.ndarray:
-        # Waits for both tiers' word scores: a recall that embedded before scoring words would stall here.
-        if "where is the canoe" in texts:  # not the kind names or profile entries, embedded once and kept
-            seen.append((threading.current_thread().name, all(e.wait(10) for e in scored.values())))
-        return embed(texts)
-
-    monkeypatch.setattr(embedder, "embed", embed_after_the_words)
-    packed = memory.recall("where is the canoe", DAY + timedelta(days=200), limit=2)
-
-    [(thread, words_first)] = seen
-    assert thread.startswith("memtiers-embed") and words_first
-    assert packed.hits[0].record.id == stored[0].id
