@@ -369,10 +369,10 @@ class ColdIndex:
     def open_saved(cls, folder: Path, stamp: dict[str, object]) -> ColdIndex | None:
         """The index saved under `folder` if its stamp matches, else None (nothing saved, another store, damage)."""
         try:
-            target = current_copy(folder)
-            meta = json.loads((target / "meta.json").read_text())
-            if any(meta.get(key) != value for key, value in stamp.items()):
+            opened = current_copy(folder, stamp)
+            if opened is None:
                 return None
+            target, meta = opened
             index = cls(int(meta["dim"]))
             for name in [*_SAVED, "_sorted", "_sorted_at", "_offsets", "_rows", "_counts"]:
                 array = np.load(target / f"{name}.npy", mmap_mode="r" if name in _MAPPED else None)

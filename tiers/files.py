@@ -74,6 +74,13 @@ def publish_copy(folder: Path, target: Path) -> None:
             shutil.rmtree(other, ignore_errors=True)
 
 
-def current_copy(folder: Path) -> Path:
-    """The copy readers open; OSError when there is none."""
-    return folder / (folder / "current").read_text().strip()
+def current_copy(folder: Path, stamp: dict[str, object]) -> tuple[Path, dict[str, Any]] | None:
+    """The copy readers open and its `meta.json`, if that matches `stamp` (None: made for another store).
+
+    OSError when there is none, ValueError when its meta.json is damaged.
+    """
+    target = folder / (folder / "current").read_text().strip()
+    meta = json.loads((target / "meta.json").read_text())
+    if not isinstance(meta, dict) or any(meta.get(key) != value for key, value in stamp.items()):
+        return None
+    return target, meta

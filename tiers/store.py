@@ -210,21 +210,25 @@ class Store:
 
     def _warm_open_saved(self) -> bool:
         index = WarmIndex.open_saved(self._saved_warm, self._stamp(self.warm_table))
-        if index is None:
-            return False
-        newest, changed = self._changes_since(index.saved_seen, Tier.WARM)
-        if changed is None or len(changed) > index.live // 4:  # an old copy: a full read saves a new one
-            return False
-        if changed:
-            self._warm_catch_up(index, changed)
-        if index.live != self.warm_table.count():  # a copy that does not add up is never trusted
-            log.warning(
-                "the saved warm index under %s disagrees with the warm table; reading the table", self._saved_warm
-            )
+        newest = None if index is None else self._caught_up(index, Tier.WARM, self._warm_catch_up)
+        if newest is None:
             return False
         self._index, self._seen = index, newest
         _settle()
         return True
+
+    def _caught_up(self, index: Any, tier: Tier, catch_up: Callable[[Any, set[str]], None]) -> int | None:
+        """Bring an index opened from its saved copy up to date from the feed: the feed's position, or None
+        when the table is to be read whole instead (a trimmed feed, an old copy, one that does not add up)."""
+        newest, changed = self._changes_since(index.saved_seen, tier)
+        if changed is None or len(changed) > index.live // 4:  # an old copy: a full read saves a new one
+            return None
+        if changed:
+            catch_up(index, changed)
+        if index.live != self.table(tier).count():  # a copy that does not add up is never trusted
+            log.warning("the saved %s index disagrees with the %s table; reading the table", tier.value, tier.value)
+            return None
+        return newest
 
     def _warm_catch_up(self, index: WarmIndex, changed: set[str]) -> None:
         """Read again the warm rows another process changed (present ones replace, absent ones leave)."""
@@ -285,15 +289,8 @@ class Store:
 
     def _cold_open_saved(self) -> bool:
         index = ColdIndex.open_saved(self._saved, self._stamp(self.cold_table))
-        if index is None:
-            return False
-        newest, changed = self._changes_since(index.saved_seen, Tier.COLD)
-        if changed is None:
-            return False
-        if changed:
-            self._cold_catch_up(index, changed)
-        if index.live != self.cold_table.count():  # a copy that does not add up is never trusted
-            log.warning("the saved cold index under %s disagrees with the cold table; reading the table", self._saved)
+        newest = None if index is None else self._caught_up(index, Tier.COLD, self._cold_catch_up)
+        if newest is None:
             return False
         self._cold, self._cold_seen = index, newest
         _settle()

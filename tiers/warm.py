@@ -233,10 +233,10 @@ class WarmIndex:
         Read whole into memory (no file stays open), so removing the copy leaves nothing of it behind.
         """
         try:
-            target = current_copy(folder)
-            meta = json.loads((target / "meta.json").read_text())
-            if any(meta.get(key) != value for key, value in stamp.items()):
+            opened = current_copy(folder, stamp)
+            if opened is None:
                 return None
+            target, meta = opened
             index = cls(int(meta["dim"]))
             n = int(meta["size"])
             arrays = {name: np.load(target / f"{name}.npy") for name in _SAVED}
