@@ -284,35 +284,37 @@ def render_profile(entries: dict[str, Entry]) -> str:
     return "profile: " + "; ".join(f"{key}={entry.value}" for key, entry in sorted(entries.items()))
 
 
+def _budget(limit: int, max_tokens: int | None) -> int | None:
+    """Characters a packed answer may hold, less room for the last line, whatever the count it names."""
+    if max_tokens is None:
+        return None
+    return max_tokens * 4 - len(_left_out_line(limit, max_tokens)) - 1
+
+
+def profile_fits(profile: dict[str, Entry], limit: int, max_tokens: int | None) -> bool:
+    """Whether `pack` shows these profile entries within the budget."""
+    budget = _budget(limit, max_tokens)
+    return bool(profile) and (budget is None or len(render_profile(profile)) + 1 <= budget)
+
+
 def pack(
-    ranked: Sequence[Ranked],
-    profile: dict[str, Entry],
-    limit: int,
-    max_tokens: int | None,
-    grouped: bool = False,
-    carried: frozenset[str] = frozenset(),
+    ranked: Sequence[Ranked], profile: dict[str, Entry], limit: int, max_tokens: int | None, grouped: bool = False
 ) -> Packed:
     """Take hits in rank order while they fit `max_tokens` (at 4 characters a token) and `limit`.
 
-    A hit the context already holds is passed over: one of the `carried` ids (what the host's copy of
-    the profile was made from) or the source of a profile entry shown here. Grouped, the chosen hits
-    are shown by day, oldest first, in the order they were stored within a day.
+    Grouped, the chosen hits are shown by day, oldest first, in the order they were stored within a day.
     """
-    budget = None if max_tokens is None else max_tokens * 4
-    if budget is not None:  # room for the last line, whatever the count it names
-        budget -= len(_left_out_line(limit, max_tokens)) + 1
+    budget = _budget(limit, max_tokens)
     packed = Packed()
     used = 0
     head: list[str] = []
-    if profile:
+    if profile_fits(profile, limit, max_tokens):
         line = render_profile(profile)
-        if budget is None or len(line) + 1 <= budget:
-            head.append(line)
-            used = len(line) + 1
-            packed.profile = profile
-    held = carried | {rid for entry in packed.profile.values() for rid in entry.sources}
+        head.append(line)
+        used = len(line) + 1
+        packed.profile = profile
     headers: set[str] = set()
-    for hit in [h for h in ranked if h.record.id not in held][:limit]:
+    for hit in ranked[:limit]:
         cost = len(render_hit(hit, grouped)) + 1
         header = group_header(hit.record) if grouped else ""
         if grouped and header not in headers:

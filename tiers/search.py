@@ -71,14 +71,18 @@ class Search:
         settings = self.parts.settings.recall
         parsed = self.parse(query, tiers, tags, since, until)
         wanted = parsed.default or Tier.HOT in (tiers or ())
-        # What the context holds already is not shown again (the memories a profile entry was made from):
-        # rank as many more as could be passed over.
-        sources = frozenset(s for e in self.parts.hot.entries().values() for s in e.sources) if wanted else frozenset()
-        ranked = self.rank(parsed, limit + len(sources)) if parsed.tiers else []
         profile = self._matching_profile(query, parsed.vectors[0]) if wanted else {}
-        shown = {} if settings.profile_carried else profile  # pack passes over the sources of what it shows
-        held = sources if settings.profile_carried else frozenset()
-        packed = ranking.pack(ranked, shown, limit, max_tokens, settings.grouped, held)
+        # What the context holds already is not ranked again: the memories the entries shown here were made
+        # from, or, when the host carries the profile, those of every entry (and none is shown).
+        if settings.profile_carried:
+            shown: dict[str, Entry] = {}
+            entries = self.parts.hot.entries().values() if wanted else []
+        else:
+            shown = profile if ranking.profile_fits(profile, limit, max_tokens) else {}
+            entries = shown.values()
+        held = frozenset(rid for entry in entries for rid in entry.sources)
+        ranked = self.rank(parsed, limit, held) if parsed.tiers else []
+        packed = ranking.pack(ranked, shown, limit, max_tokens, settings.grouped)
         self.parts.ledger.touch([h.record.id for h in packed.hits], now)
         self.parts.ledger.touch([hot_rid(k) for k in profile if k in packed.profile or settings.profile_carried], now)
         return packed
@@ -101,8 +105,8 @@ class Search:
         searched = tuple(t for t in chosen if t is not Tier.HOT)
         return Query(query, forms, vectors, terms, searched, tuple(tags), since, until, tiers is None)
 
-    def rank(self, query: Query, limit: int) -> list[ranking.Ranked]:
-        """The best `limit` records for a parsed query; counts no use."""
+    def rank(self, query: Query, limit: int, held: frozenset[str] = frozenset()) -> list[ranking.Ranked]:
+        """The best `limit` records for a parsed query, none of the `held` ids; counts no use."""
         parts = self.parts
         settings = parts.settings.recall
         store = parts.store
@@ -115,7 +119,7 @@ class Search:
         )
         with store.warm() as index:
             warm = _WarmPart(index, query, Tier.WARM in query.tiers, settings.reach)
-            pool = _PoolBuilder(warm, index, query)
+            pool = _PoolBuilder(warm, index, query, held)
             pool.add_candidates(hits.candidates if hits is not None else [])
             found = ranking.rank(pool.build(), query.text, settings, limit, query.default, kinds)
             # The best cold hits' neighbours join from the cold index, to be lent their score; then one read
@@ -209,10 +213,12 @@ def _top(scores: np.ndarray, rows: np.ndarray) -> np.ndarray:
 class _PoolBuilder:
     """Warm rows in pool order (all, or those that can rank), then cold candidates after them, as ranking arrays."""
 
-    def __init__(self, warm: _WarmPart, index: WarmIndex, query: Query) -> None:
+    def __init__(self, warm: _WarmPart, index: WarmIndex, query: Query, held: frozenset[str] = frozenset()) -> None:
+        """`held`: ids that stay out of the ranking (what the context holds already)."""
         self.warm = warm
         self.index = index
         self.query = query
+        self.held = held
         self.cold: list[Candidate] = []
         self.position: dict[str, int] = {}
         self.records: dict[str, Record] = {}
@@ -251,10 +257,15 @@ class _PoolBuilder:
                 float(np.median(np.concatenate([cosine, cold_cosine]))),
                 float(np.median(every_word)) if len(every_word) else 0.0,
             )
+        mask = np.concatenate([warm.take(warm.mask), np.ones(n, dtype=bool)])
+        for rid in self.held:
+            at = self._at((rid,))
+            if at >= 0:
+                mask[at] = False
         return ranking.Pool(
             cosine=np.concatenate([warm.take(warm.cosine), cold_cosine]),
             words=np.concatenate([warm.take(warm.words), cold_words]),
-            mask=np.concatenate([warm.take(warm.mask), np.ones(n, dtype=bool)]),
+            mask=mask,
             cold=np.concatenate([np.zeros(size, dtype=bool), np.ones(n, dtype=bool)]),
             durable=np.concatenate([warm.take(index.durable), np.asarray([c.durable for c in self.cold], bool)]),
             kind=np.concatenate([warm.take(index.kind), np.asarray([c.kind for c in self.cold], "<U12")]),
