@@ -116,10 +116,15 @@ def test_two_processes_sweeping_at_once_move_each_record_once_and_the_log_agrees
         after.close()
 
 
+@pytest.mark.parametrize("copies", [False, True], ids=["", "with saved copies"])
 @pytest.mark.parametrize("path", ["warm", "cold", "cold and back"])
 def test_forget_leaves_no_file_in_the_namespace_holding_a_word_of_the_text_while_other_memories_stay(
-    memory: Memory, path: str
+    memory: Memory, path: str, copies: bool, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    if copies:  # every full read of an index saves its copy (from 1,000 rows in use), text included
+        from tiers import store as store_module
+
+        monkeypatch.setattr(store_module, "SAVED_FROM", 1)
     folder = memory.folder
     # Durable facts that stay warm, enough that the two notes leaving are under a tenth of the warm file's rows.
     allergies = [MemoryIn(content=f"I am allergic to the pollen of tree species {i}") for i in range(24)]
@@ -128,6 +133,9 @@ def test_forget_leaves_no_file_in_the_namespace_holding_a_word_of_the_text_while
         MemoryIn(content="the Zorblax keycard opens the north gate of the depot"),
     ]
     *facts, kept, gone = [s.id for s in memory.remember([*allergies, *notes], T0)]  # one write: one data file
+    if copies:  # a process that opens the store now reads the warm tier whole, and saves its copy
+        memory.close()
+        memory = Memory(folder, embedder)
     memory.recall("which keycard opens the north gate", T0)  # counters and caches touched too
     if path != "warm":
         memory.sweep(LATER + timedelta(days=60))  # notes go cold, the allergies stay warm beside where they were
@@ -136,6 +144,7 @@ def test_forget_leaves_no_file_in_the_namespace_holding_a_word_of_the_text_while
         memory.promote(gone, LATER, to=Tier.WARM)
         assert memory.get(gone).tier is Tier.WARM
     assert files_containing(folder, "zorblax")  # the text is on disk before: the grep can see it
+    assert (folder / "warm-index" / "current").exists() is copies  # saved by the first recall's full read
 
     forgotten = memory.forget(gone, LATER)
 
@@ -148,6 +157,17 @@ def test_forget_leaves_no_file_in_the_namespace_holding_a_word_of_the_text_while
     assert "Zorblax" not in memory.recall("which keycard opens the north gate", LATER).text
     assert "Pemberley" in memory.recall("who rents the Pemberley cottage", LATER).text
     assert memory.moves(gone)[0].dst == "gone"
+    if copies:
+        assert (folder / "warm-index").exists() is False  # the forget removed the copies
+        other = Memory(folder, embedder)  # a new process reads both tiers whole and saves new copies
+        try:
+            assert "Pemberley" in other.recall("who rents the Pemberley cottage", LATER).text
+            assert (folder / "warm-index" / "current").exists()
+            assert path == "warm" or (folder / "cold-index" / "current").exists()
+            assert files_containing(folder, "zorblax") == []
+        finally:
+            other.close()
+            memory.close()
 
 
 def test_recall_still_answers_after_the_episode_neighbour_of_a_cold_record_is_forgotten(memory: Memory) -> None:
