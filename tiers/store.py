@@ -202,10 +202,7 @@ class Store:
             index.load(pa.Table.from_batches(batches))
         self._index, self._seen = index, seen
         if index.size >= SAVED_FROM:
-            try:
-                index.save(self._saved_warm, self._stamp(self.warm_table) | {"seen": seen})
-            except OSError as exc:  # a disk too full for the copy costs the next process a full read, no more
-                log.warning("could not save the warm index under %s: %s", self._saved_warm, exc)
+            self._save(index, self._saved_warm, self.warm_table, seen)
         _settle()
 
     def _warm_open_saved(self) -> bool:
@@ -276,15 +273,10 @@ class Store:
         index = ColdIndex(self.dim)
         index.load(self.cold_table.scan(COLD_COLUMNS, batch=50_000))
         self._cold, self._cold_seen = index, seen
-        if index.size >= SAVED_FROM:
-            try:
-                index.save(self._saved, self._stamp(self.cold_table) | {"seen": seen})
-            except OSError as exc:  # a disk too full for the copy costs the next process a full read, no more
-                log.warning("could not save the cold index under %s: %s", self._saved, exc)
-            else:
-                mapped = ColdIndex.open_saved(self._saved, self._stamp(self.cold_table))
-                if mapped is not None and mapped.live == index.live:  # map what was saved: memory only where read
-                    self._cold = mapped
+        if index.size >= SAVED_FROM and self._save(index, self._saved, self.cold_table, seen):
+            mapped = ColdIndex.open_saved(self._saved, self._stamp(self.cold_table))
+            if mapped is not None and mapped.live == index.live:  # map what was saved: memory only where read
+                self._cold = mapped
         _settle()
 
     def _cold_open_saved(self) -> bool:
@@ -312,6 +304,14 @@ class Store:
         """The feed's newest position and the records of `tier` changed since `seen`; None: read the tier whole."""
         newest, changed = self.ledger.changes_since(seen, tier.value)
         return newest, None if changed is None or "*" in changed else changed
+
+    def _save(self, index: WarmIndex | ColdIndex, folder: Path, table: Table, seen: int) -> bool:
+        """Save a freshly read index for the next process; False when nothing was saved."""
+        try:
+            return index.save(folder, self._stamp(table) | {"seen": seen})
+        except OSError as exc:  # a disk too full for the copy costs the next process a full read, no more
+            log.warning("could not save the %s index under %s: %s", table.name, folder, exc)
+            return False
 
     def _stamp(self, table: Table) -> dict[str, object]:
         """What a saved copy of an index must match to be read: its layout, its table, the model."""

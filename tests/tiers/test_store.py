@@ -294,6 +294,10 @@ def test_store_json_is_replaced_whole_so_a_concurrent_reader_never_sees_part_of_
         assert sorted(os.listdir(tmp_path)) == ["store.json"]  # no partial file left behind
 
 
+PLACES = ["the canoe paddles hang in the shed", "the spare key is under the blue pot",
+          "Marta's phone number ends in 4417", "the wifi router is in the attic", "ferry leaves at 7"]  # fmt: skip
+
+
 @pytest.fixture
 def copies_from_three(monkeypatch: pytest.MonkeyPatch) -> None:
     """A full read of 3 or more rows saves its copy (20,000 in use), so small stores exercise the copies."""
@@ -310,8 +314,7 @@ def test_a_second_process_opens_the_saved_cold_index_and_catches_up_with_the_fee
 
     folder = tmp_path / "ns"
     first = Memory(folder, embedder)
-    texts = ["the canoe paddles hang in the shed", "the spare key is under the blue pot",
-             "Marta's phone number ends in 4417", "the wifi router is in the attic", "ferry leaves at 7"]  # fmt: skip
+    texts = PLACES
     ids = [remember(first, text) for text in texts]
     for rid in ids[:4]:
         move(first, rid, "warm", "cold")
@@ -437,8 +440,7 @@ def test_a_restarted_process_opens_the_saved_warm_index_catches_up_and_answers_a
 
     folder = tmp_path / "ns"
     first = Memory(folder, embedder)
-    texts = ["the canoe paddles hang in the shed", "the spare key is under the blue pot",
-             "Marta's phone number ends in 4417", "the wifi router is in the attic", "ferry leaves at 7"]  # fmt: skip
+    texts = PLACES
     ids = [remember(first, text, source="chat-1") for text in texts]
     remember(first, "I am allergic to peanuts", kind="health")
     first.close()
