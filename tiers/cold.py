@@ -17,7 +17,6 @@ no write, move or compaction rebuilds it.
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -27,12 +26,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tiers import bm25
 from tiers.files import current_copy, new_copy, publish_copy
 from tiers.records import Kind, Record, Tier, record_from_dict
 from tiers.terms import DATE_TERM_PATTERN, length
 
-BM25_K1 = 1.2
-BM25_B = 0.75
 EXACT_UP_TO = 20_000  # rows ranked by int8 cosine without the bit codes' preselection
 PRESELECT = 4_000  # rows the bit codes keep per query form for the int8 cosine (recall@50 0.99 measured)
 LINKS = 2  # episode neighbours kept on each side
@@ -399,8 +397,8 @@ class ColdIndex:
         """The `k` best rows by meaning and the `k` best by words, with what ranking needs of each."""
         queries = np.atleast_2d(vectors).astype(np.float32)
         mask = self._mask(scope)
-        words = self._bm25(terms, mask)
-        hits = ColdHits(self, queries, words)
+        words, weight = self._bm25(terms, mask)
+        hits = ColdHits(self, queries, words, weight)
         if not self.live or not mask.any():
             return hits
         by_words = np.flatnonzero(words > 0)
@@ -474,23 +472,21 @@ class ColdIndex:
                     np.bitwise_count(w, out=c)
                     np.add(into, c, out=into)
 
-    def _bm25(self, terms: Sequence[str], mask: np.ndarray) -> np.ndarray:
+    def _bm25(self, terms: Sequence[str], mask: np.ndarray) -> tuple[np.ndarray, float]:
+        """BM25 of every row in scope (`mask`) by its statistics, and the terms' weight there (tiers/bm25.py)."""
         scores = np.zeros(self.size, dtype=np.float32)
         if not self.live:
-            return scores
+            return scores, 0.0
         average = self._length_sum / self.live
+        having = []
         for term in dict.fromkeys(terms):
             rows, counts = self._posting(term)
-            if not len(rows):
-                continue
             keep = mask[rows]
             rows, counts = rows[keep], counts[keep]
-            if not len(rows):
-                continue
-            idf = math.log(1.0 + (self.live - len(rows) + 0.5) / (len(rows) + 0.5))
-            norm = BM25_K1 * (1.0 - BM25_B + BM25_B * self.lengths[rows] / average)
-            scores[rows] += idf * counts * (BM25_K1 + 1.0) / (counts + norm)
-        return scores
+            having.append(len(rows))
+            if len(rows):
+                bm25.add(scores, rows, counts, self.lengths[rows], average, bm25.idf(self.live, len(rows)))
+        return scores, bm25.query_weight(self.live, having)
 
     def _posting(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         parts_rows, parts_counts = [], []
@@ -513,10 +509,11 @@ class ColdIndex:
 class ColdHits:
     """One search's candidates, and the means to score more rows (a hit's neighbours) the same way."""
 
-    def __init__(self, index: ColdIndex, queries: np.ndarray, words: np.ndarray) -> None:
+    def __init__(self, index: ColdIndex, queries: np.ndarray, words: np.ndarray, weight: float) -> None:
         self.index = index
         self.queries = queries
         self.words = words
+        self.weight = weight  # the query's terms' weight among the cold rows, to put `words` on a shared scale
         self.candidates: list[Candidate] = []
 
     def cosine(self, positions: np.ndarray) -> np.ndarray:

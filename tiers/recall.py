@@ -30,6 +30,7 @@ class RecallSettings:
     neighbours: float = 0.75  # share of its score a hit lends the rows stored just before and after it
     reach: int = 2  # how many rows before and after a hit it lends to, the share shrinking with each step
     cold_penalty: float = 0.1  # default tiers: share of its score a cold row loses against a warm one
+    shared_words: bool = True  # each tier's BM25 as a share of the query's weight there, so tiers compare
     grouped: bool = True  # one date header per day instead of an id-and-date prefix per line
     perspective: bool = True  # a query about "the user" is also searched in the first person, as users speak
     durable: int = (

@@ -118,8 +118,9 @@ class Search:
             parts.vectors_of(list(ranking.KIND_NAMES.values())), query.vectors, settings.kind_match
         )
         with store.warm() as index:
-            warm = _WarmPart(index, query, Tier.WARM in query.tiers, settings.reach)
-            pool = _PoolBuilder(warm, index, query, held)
+            warm = _WarmPart(index, query, Tier.WARM in query.tiers, settings.reach, settings.shared_words)
+            shared = settings.shared_words
+            pool = _PoolBuilder(warm, index, query, held, hits.weight if hits is not None and shared else 0.0)
             pool.add_candidates(hits.candidates if hits is not None else [])
             found = ranking.rank(pool.build(), query.text, settings, limit, query.default, kinds)
             # The best cold hits' neighbours join from the cold index, to be lent their score; then one read
@@ -158,7 +159,7 @@ class _WarmPart:
     WARM_DEPTH by meaning, by words and among the durable facts, and the neighbours they lend to.
     """
 
-    def __init__(self, index: WarmIndex, query: Query, searched: bool, reach: int) -> None:
+    def __init__(self, index: WarmIndex, query: Query, searched: bool, reach: int, shared_words: bool = True) -> None:
         size = index.size
         if not searched or not size:
             self.mask = np.zeros(size, dtype=bool)
@@ -169,6 +170,8 @@ class _WarmPart:
             self.mask = index.mask(scope)
             self.cosine = index.cosine(query.vectors)
             self.words = index.bm25(query.terms)
+            if shared_words:
+                self.words = _share(self.words, index.query_weight(query.terms))
         self.chosen: np.ndarray | None = None  # warm positions in the pool, in pool order; None: all of them
         self.scored: tuple[np.ndarray, np.ndarray] | None = None  # every warm row's scores, where not all join
         if searched and index.live > POOL_ALL_UP_TO:
@@ -213,9 +216,18 @@ def _top(scores: np.ndarray, rows: np.ndarray) -> np.ndarray:
 class _PoolBuilder:
     """Warm rows in pool order (all, or those that can rank), then cold candidates after them, as ranking arrays."""
 
-    def __init__(self, warm: _WarmPart, index: WarmIndex, query: Query, held: frozenset[str] = frozenset()) -> None:
-        """`held`: ids that stay out of the ranking (what the context holds already)."""
+    def __init__(
+        self,
+        warm: _WarmPart,
+        index: WarmIndex,
+        query: Query,
+        held: frozenset[str] = frozenset(),
+        cold_weight: float = 0.0,
+    ) -> None:
+        """`held`: ids that stay out of the ranking (what the context holds already); `cold_weight`: the query's
+        weight among the cold rows, their BM25 scores divided by it as the warm ones are (0: left as they are)."""
         self.warm = warm
+        self.cold_weight = cold_weight
         self.index = index
         self.query = query
         self.held = held
@@ -248,7 +260,7 @@ class _PoolBuilder:
             prev[at] = self._at(candidate.before)
             nxt[at] = self._at(candidate.after)
         cold_cosine = np.asarray([c.cosine for c in self.cold], np.float32)
-        cold_words = np.asarray([c.words for c in self.cold], np.float32)
+        cold_words = _share(np.asarray([c.words for c in self.cold], np.float32), self.cold_weight)
         medians = None
         if warm.scored is not None:  # the medians as if every warm row in scope were in the pool
             cosine, words = warm.scored
@@ -320,3 +332,8 @@ class _PoolBuilder:
 
 def _micros(value: datetime | None) -> int | None:
     return None if value is None else int(as_utc(value).timestamp() * 1_000_000)
+
+
+def _share(scores: np.ndarray, weight: float) -> np.ndarray:
+    """BM25 scores as shares of the query's weight in their tier (tiers/bm25.py); as they are for no weight."""
+    return scores / np.float32(weight) if weight > 0 else scores

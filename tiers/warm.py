@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import bisect
 import json
-import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -21,13 +20,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tiers import bm25
 from tiers.files import current_copy, new_copy, publish_copy
 from tiers.records import Record, record_from_dict
 from tiers.tables import RECORD_COLUMNS
 from tiers.terms import DATE_TERM_PATTERN, length
 
-BM25_K1 = 1.2
-BM25_B = 0.75
 # What a saved copy holds besides the table's rows (`base.arrow`) and the vocabulary of their postings.
 _SAVED = [
     "vectors",
@@ -446,10 +444,13 @@ class WarmIndex:
             if posting is None:
                 continue
             rows, counts = posting
-            idf = math.log(1.0 + (self.live - len(rows) + 0.5) / (len(rows) + 0.5))
-            norm = BM25_K1 * (1.0 - BM25_B + BM25_B * self.lengths[rows] / average)
-            scores[rows] += idf * counts * (BM25_K1 + 1.0) / (counts + norm)
+            bm25.add(scores, rows, counts, self.lengths[rows], average, bm25.idf(self.live, len(rows)))
         return scores
+
+    def query_weight(self, terms: Sequence[str]) -> float:
+        """These terms' weight in this tier, which its BM25 scores are divided by to meet the cold tier's."""
+        having = (len(p[0]) if (p := self._posting(term)) is not None else 0 for term in dict.fromkeys(terms))
+        return bm25.query_weight(self.live, having)
 
     def _posting(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
         cached = self._arrays.get(term)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from tiers.cold import Candidate
 from tiers.embedder import FastEmbedder
 from tiers.hot import Entry
-from tiers.memory import Memory
+from tiers.memory import Memory, MemorySettings
 from tiers.recall import (
     Packed,
     Pool,
@@ -307,3 +308,37 @@ def test_a_health_fact_said_once_answers_the_agents_question_among_third_person_
     assert "diabetes" in found
     memory.settings = replace(memory.settings, recall=RecallSettings(perspective=False, durable=0, kind_match=0.0))
     assert "diabetes" not in memory.recall("what health conditions does the user have?", DAY, limit=5).text
+
+
+_CHORES = [
+    "Renew the car insurance before the end of the month.",
+    "Buy printer paper and envelopes for the office.",
+    "Call the plumber about the dripping kitchen tap.",
+    "Book a dentist check-up for the spring.",
+    "Pay the electricity bill online.",
+    "Return the library books on Friday.",
+]
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_a_name_rare_among_cold_rows_does_not_outrank_a_warm_row_that_matches_more_of_the_query(
+    tmp_path: Path, embedder: FastEmbedder, shared: bool
+) -> None:
+    """Among 300 cold chores one names Caroline: her name weighs far more there than among her own warm turns.
+
+    Each tier's BM25 as a share of the query's weight in that tier ranks the turn that answers first; raw
+    scores (`shared_words` off, the premise checked) put the cold row with the name alone above it.
+    """
+    memory = Memory(tmp_path / "ns", embedder, MemorySettings(recall=RecallSettings(shared_words=shared)))
+    try:
+        old = [MemoryIn(content=f"{_CHORES[i % len(_CHORES)]} (list {i})") for i in range(300)]
+        stray = memory.remember([*old, MemoryIn(content="Caroline from accounts sent over the invoice.")], DAY)[-1]
+        later = DAY + timedelta(days=400)
+        memory.sweep(later)
+        assert memory.store.get([stray.id])[stray.id].tier is Tier.COLD
+        said = ["I went hiking with my dog.", "The weather was lovely.", "I painted a sunset over the lake."]
+        turns = memory.remember([MemoryIn(content=f"Caroline: {t}") for t in said], later)
+        first = memory.recall("What did Caroline paint?", later, limit=3).hits[0].record.id
+        assert first == (turns[2].id if shared else stray.id)
+    finally:
+        memory.close()

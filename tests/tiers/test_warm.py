@@ -14,10 +14,12 @@ import numpy as np
 import pytest
 
 from tests.helpers import T0
+from tiers.bm25 import K1 as BM25_K1
+from tiers.bm25 import B as BM25_B
 from tiers.records import Kind, Record, Tier
 from tiers.store import _table
 from tiers.terms import length
-from tiers.warm import BM25_B, BM25_K1, Row, Scope, WarmIndex
+from tiers.warm import Row, Scope, WarmIndex
 
 DIM = 8
 RNG = np.random.default_rng(7)
@@ -109,6 +111,19 @@ def test_bm25_scores_match_the_textbook_formula_over_the_live_rows() -> None:
     assert by_id(index, index.bm25(query)) == pytest.approx(
         reference_bm25({rid(n): t for n, t in TEXTS.items()}, query)
     )
+
+
+def test_the_query_weight_is_the_idf_of_each_term_and_a_term_no_row_holds_weighs_most() -> None:
+    index = filled()
+    live = len(TEXTS)
+    having = {t: sum(t in text.split() for text in TEXTS.values()) for t in ("tomato", "nowher")}
+    assert having["tomato"] > 0 and having["nowher"] == 0
+
+    weight = index.query_weight(["tomato", "nowher", "tomato"])  # a repeated term counts once, as in bm25
+
+    expected = sum(math.log(1 + (live - h + 0.5) / (h + 0.5)) for h in having.values())
+    assert weight == pytest.approx(expected)
+    assert index.query_weight(["nowher"]) > index.query_weight(["tomato"])
 
 
 def test_removed_rows_never_score_nor_pass_a_mask_and_the_rest_score_as_if_they_never_were() -> None:
