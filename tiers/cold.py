@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 
 from tiers import bm25
 from tiers.files import current_copy, new_copy, publish_copy
-from tiers.records import Kind, Record, Tier, record_from_dict
+from tiers.records import Kind, Record, Tier, records_of
 from tiers.terms import DATE_TERM_PATTERN, length
 
 EXACT_UP_TO = 20_000  # rows ranked by int8 cosine without the bit codes' preselection
@@ -307,15 +307,18 @@ class ColdIndex:
             return []
         positions = np.asarray([p for _, p in found], dtype=np.int64)
         batch_of = np.searchsorted(self._field_ends, positions, side="right")
-        rows: list[dict[str, object]] = [{}] * len(found)
+        records: list[Record] = []
+        slots: list[int] = []
         for b in np.unique(batch_of):
             at = np.flatnonzero(batch_of == b)
             start = int(self._field_ends[b]) - self._fields[b].num_rows
-            taken = self._fields[b].take(pa.array(positions[at] - start)).to_pylist()
-            for slot, row in zip(at.tolist(), taken, strict=True):
-                rows[slot] = row
-        cold = Tier.COLD.value
-        return [record_from_dict(row | {"id": rid, "tier": cold}) for (rid, _), row in zip(found, rows, strict=True)]
+            taken = self._fields[b].take(pa.array(positions[at] - start))
+            records += records_of(taken, [found[i][0] for i in at.tolist()], Tier.COLD)
+            slots += at.tolist()
+        out: list[Record] = [records[0]] * len(found)
+        for slot, record in zip(slots, records, strict=True):
+            out[slot] = record
+        return out
 
     def position(self, rid: str) -> int:
         """Where a live record is, or -1."""

@@ -6,10 +6,11 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Annotated, Any
 
+import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tiers.errors import InvalidInput
@@ -153,6 +154,69 @@ def record_from_dict(row: dict[str, Any]) -> Record:
         superseded_by=row["superseded_by"],
         superseded_at=as_utc(row["superseded_at"]) if row["superseded_at"] else None,
     )
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROS = pa.timestamp("us", tz="UTC")
+
+
+def records_of(
+    table: pa.Table | pa.RecordBatch, ids: list[str] | None = None, tier: Tier | None = None
+) -> list[Record]:
+    """Records from rows of the tier tables' columns (and `id` and `tier`, unless given), a column at a time.
+
+    What `record_from_dict` makes of each row, in less than half the time (48 cold records: 1.5 against
+    3.7 ms): a recall's hits are made here, and Arrow turns an aware timestamp into a datetime ten times
+    slower than the microseconds it is stored as.
+    """
+    n = table.num_rows
+    ids = table.column("id").to_pylist() if ids is None else ids
+    tiers = [tier] * n if tier is not None else [Tier(t) for t in table.column("tier").to_pylist()]
+    occurred, created, forget, superseded_at = (
+        [None if v is None else _EPOCH + timedelta(microseconds=v) for v in _micros(table.column(name))]
+        for name in ("occurred_at", "created_at", "forget_after", "superseded_at")
+    )
+    columns = zip(
+        ids,
+        table.column("content").to_pylist(),
+        tiers,
+        table.column("kind").to_pylist(),
+        table.column("protected").to_pylist(),
+        occurred,
+        created,
+        table.column("tags").to_pylist(),
+        table.column("metadata").to_pylist(),
+        table.column("source").to_pylist(),
+        forget,
+        table.column("superseded_by").to_pylist(),
+        superseded_at,
+        strict=True,
+    )
+    return [
+        Record(
+            rid,
+            content,
+            in_tier,
+            Kind(kind),
+            bool(protected),
+            at,
+            made,
+            tuple(tags or ()),
+            json.loads(metadata) if metadata not in (None, "", "{}") else {},
+            source,
+            until,
+            by,
+            when,
+        )
+        for rid, content, in_tier, kind, protected, at, made, tags, metadata, source, until, by, when in columns
+    ]
+
+
+def _micros(column: pa.Array | pa.ChunkedArray) -> list[int | None]:
+    """A timestamp column as microseconds since the epoch in UTC (naive ones taken as UTC, as `as_utc` does)."""
+    if column.type != _MICROS:
+        column = column.cast(pa.timestamp("us", tz=getattr(column.type, "tz", None))).cast(_MICROS)
+    return column.cast(pa.int64()).to_pylist()
 
 
 _SPACE = re.compile(r"\s+")

@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 
 from tiers import bm25
 from tiers.files import current_copy, new_copy, publish_copy
-from tiers.records import Record, record_from_dict
+from tiers.records import Record, records_of
 from tiers.tables import RECORD_COLUMNS
 from tiers.terms import DATE_TERM_PATTERN, length
 
@@ -77,13 +77,11 @@ def rows_of(table: pa.Table, vectors: np.ndarray | None = None) -> list[Row]:
     vectors = vectors_of(table) if vectors is None else vectors
     terms = table["terms"].to_pylist() if "terms" in names else [""] * table.num_rows
     hashes = table["hash"].to_pylist() if "hash" in names else [""] * table.num_rows
-    columns = {name: table[name].to_pylist() for name in RECORD_COLUMNS}
-    out = []
-    for i in range(table.num_rows):
-        row = {name: values[i] for name, values in columns.items()}
-        before, after = tuple(row["before"] or ()), tuple(row["after"] or ())
-        out.append(Row(record_from_dict(row), hashes[i], terms[i] or "", vectors[i], before, after))
-    return out
+    links = zip(table["before"].to_pylist(), table["after"].to_pylist(), strict=True)
+    return [
+        Row(record, hashes[i], terms[i] or "", vectors[i], tuple(before or ()), tuple(after or ()))
+        for i, (record, (before, after)) in enumerate(zip(records_of(table), links, strict=True))
+    ]
 
 
 def vectors_of(table: pa.Table) -> np.ndarray:

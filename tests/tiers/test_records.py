@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
+import pyarrow as pa
 import pytest
 from pydantic import ValidationError
 
-from tiers.records import Kind, MemoryIn, content_hash, tokens_of
+from tiers.records import Kind, MemoryIn, Tier, content_hash, record_from_dict, records_of, tokens_of
+from tiers.tables import schema
 
 
 def test_content_hash_folds_case_and_every_kind_of_spacing() -> None:
@@ -66,3 +69,34 @@ def test_a_full_memory_is_accepted_as_given() -> None:
 def test_a_memory_with_a_bad_field_is_refused_saying_which(fields: dict[str, Any], problem: str) -> None:
     with pytest.raises(ValidationError, match=problem):
         MemoryIn(**fields)
+
+
+def test_records_made_a_column_at_a_time_are_those_made_row_by_row() -> None:
+    """Every field, with nulls, empty and full metadata, an aware and a naive time (naive is UTC)."""
+    when = datetime(2026, 3, 1, 12, 30, 15, 123456, tzinfo=UTC)
+    rows = [
+        {"id": "00000000000a", "content": "plain", "tier": "warm", "kind": "note", "protected": False,
+         "tags": None, "metadata": None, "source": None, "occurred_at": when, "created_at": when,
+         "forget_after": None, "superseded_by": None, "superseded_at": None},
+        {"id": "00000000000b", "content": "full", "tier": "cold", "kind": "preference", "protected": True,
+         "tags": ["a", "b"], "metadata": '{"k": [1, "x"]}', "source": "import",
+         "occurred_at": when - timedelta(days=400),
+         "created_at": when.astimezone(timezone(timedelta(hours=-5))), "forget_after": when + timedelta(days=1),
+         "superseded_by": "00000000000c", "superseded_at": when + timedelta(seconds=1)},
+        {"id": "00000000000c", "content": "", "tier": "warm", "kind": "task", "protected": False,
+         "tags": [], "metadata": "{}", "source": "", "occurred_at": datetime(1960, 1, 1), "created_at": when,
+         "forget_after": None, "superseded_by": None, "superseded_at": None},
+    ]  # fmt: skip
+    fields = [f for f in schema(4) if f.name in rows[0]]
+    table = pa.Table.from_pylist(rows, pa.schema(fields))
+    naive = table.set_column(
+        table.schema.get_field_index("occurred_at"), "occurred_at", table["occurred_at"].cast(pa.timestamp("us"))
+    )
+
+    expected = [record_from_dict(r) for r in table.to_pylist()]
+    assert records_of(table) == expected
+    assert records_of(naive) == expected
+    assert {t.tzinfo for r in records_of(naive) for t in (r.occurred_at, r.created_at)} == {UTC}
+    assert records_of(table.to_batches()[0], ["00000000000f"] * 3, Tier.COLD) == [
+        record_from_dict(r | {"id": "00000000000f", "tier": "cold"}) for r in table.to_pylist()
+    ]
