@@ -120,8 +120,8 @@ class Search:
             parts.vectors_of(list(ranking.KIND_NAMES.values())), query.vectors, settings.kind_match
         )
         with store.warm() as index:
-            warm = _WarmPart(index, query, Tier.WARM in query.tiers, settings.reach, settings.shared_words)
             shared = settings.shared_words
+            warm = _WarmPart(index, query, Tier.WARM in query.tiers, settings.reach, shared)
             pool = _PoolBuilder(warm, index, query, held, hits.weight if hits is not None and shared else 0.0)
             pool.add_candidates(hits.candidates if hits is not None else [])
             found = ranking.rank(pool.build(), query.text, settings, limit, query.default, kinds)
