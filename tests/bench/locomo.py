@@ -12,6 +12,10 @@ again at 1,024 tokens: recall_all@1024 alone against with the haystack, in the s
     .venv/bin/python -m tests.bench.locomo ../shared/datasets/locomo-dev/locomo-dev.json --haystack 200000
     .venv/bin/python -m tests.bench.locomo ../shared/datasets/locomo-dev/locomo-dev.json --form keywords
 
+`--unit session` stores each session as one long memory (its turns one per line, as meeting notes or a
+transcript are kept; cut where one would pass the tool's 8,000 characters), which the model reads only
+the start of: a returned session covers all its turns.
+
 `--form keywords` asks every question as an agent often does, in keywords: the question with its
 question words, common function words and punctuation taken out, by one general rule
 (`keywords`); the flat baselines are asked the same words.
@@ -43,7 +47,7 @@ from tests.bench.flat import FlatStore
 from tiers import recall as ranking
 from tiers.embedder import FastEmbedder
 from tiers.memory import Memory, MemorySettings
-from tiers.records import MemoryIn, Tier
+from tiers.records import MAX_CONTENT_CHARS, MemoryIn, Tier
 
 BUDGETS = (256, 512, 1024, 2048)
 HALVES = {"0-3": range(0, 4), "4-6": range(4, 7)}  # tune on the first, confirm on the second
@@ -228,6 +232,36 @@ def store_turns(memory: Memory, sessions: Sequence[Sequence[Turn]], now: datetim
     return covers
 
 
+def store_sessions(memory: Memory, sessions: Sequence[Sequence[Turn]], now: datetime) -> dict[str, set[str]]:
+    """Store each session as one long memory (its turns, one per line, as meeting notes or a transcript would be
+    kept), at its first turn's time; the record covers every turn id of its session."""
+    covers: dict[str, set[str]] = defaultdict(set)
+    parts = [part for session in sessions for part in session_parts(session)]
+    items = [
+        MemoryIn(content="\n".join(t.content for t in part), occurred_at=part[0].occurred_at.isoformat())
+        for part in parts
+    ]
+    for part, stored in zip(parts, memory.remember(items, now), strict=True):
+        covers[stored.duplicate_of or stored.id] |= {t.dia_id for t in part}
+    return covers
+
+
+def session_parts(session: Sequence[Turn]) -> list[list[Turn]]:
+    """A session's turns in order, cut where one memory would pass the tool's limit on its content."""
+    parts: list[list[Turn]] = [[]]
+    size = 0
+    for turn in session:
+        if parts[-1] and size + 1 + len(turn.content) > MAX_CONTENT_CHARS:
+            parts.append([])
+            size = 0
+        parts[-1].append(turn)
+        size += len(turn.content) + (1 if len(parts[-1]) > 1 else 0)
+    return parts
+
+
+STORE = {"turn": store_turns, "session": store_sessions}
+
+
 def flat_store(memory: Memory, ids: Sequence[str]) -> FlatStore:
     """The same memories in one flat table, for the BM25 and vector baselines."""
     records = list(memory.store.get(list(ids)).values())
@@ -256,6 +290,7 @@ def run_in_haystack(
     tally: Tally,
     latencies: list[float],
     form: str = "question",
+    unit: str = "turn",
 ) -> None:
     """The conversation stored after a cold haystack, its questions asked at 1,024 tokens."""
     now = max(t.occurred_at for s in sessions for t in s) + timedelta(days=1)
@@ -263,7 +298,7 @@ def run_in_haystack(
         memory = Memory(Path(tmp) / "ns", embedder, settings)
         try:
             fill(memory, haystack.rows(now))
-            covers = store_turns(memory, sessions, now)
+            covers = STORE[unit](memory, sessions, now)
             ask_all(memory, questions, covers, now, tally, HAYSTACK, latencies, None, [HAYSTACK_SETTING], form)
         finally:
             memory.close()
@@ -279,6 +314,7 @@ def run_conversation(
     sweep: bool,
     haystack: Haystack | None = None,
     form: str = "question",
+    unit: str = "turn",
 ) -> dict[str, Any]:
     sessions = load_turns(sample["conversation"])
     turns = [t for s in sessions for t in s]
@@ -290,7 +326,7 @@ def run_conversation(
     with tempfile.TemporaryDirectory(prefix="memtiers-locomo-") as tmp:
         memory = Memory(Path(tmp) / "ns", embedder, settings)
         try:
-            covers = store_turns(memory, sessions, now)
+            covers = STORE[unit](memory, sessions, now)
             flat = flat_store(memory, [stored for stored in covers])
             try:
                 ask_all(memory, questions, covers, now, tally, "memtiers", latencies["warm"], flat, form=form)
@@ -306,7 +342,7 @@ def run_conversation(
         finally:
             memory.close()
     if haystack is not None:
-        run_in_haystack(haystack, sessions, questions, embedder, settings, tally, latencies[HAYSTACK], form)
+        run_in_haystack(haystack, sessions, questions, embedder, settings, tally, latencies[HAYSTACK], form, unit)
     return info
 
 
@@ -338,6 +374,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--haystack", type=int, default=0, help="also store each conversation among N cold memories")
     parser.add_argument("--pool", type=int, default=20_000, help="texts the model embeds for the haystack (cached)")
     parser.add_argument("--form", choices=list(FORMS), default="question", help="how each question is asked")
+    parser.add_argument("--unit", choices=list(STORE), default="turn", help="store each turn, or each session whole")
     args = parser.parse_args(argv)
 
     data = json.loads(args.dataset.read_text())[: args.conversations]
@@ -358,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
     for number, sample in enumerate(data):
         mine, mine_after = Tally(), Tally()
         info = run_conversation(
-            sample, embedder, settings, mine, mine_after, latencies, not args.no_sweep, haystack, args.form
+            sample, embedder, settings, mine, mine_after, latencies, not args.no_sweep, haystack, args.form, args.unit
         )
         half = next(h for h, members in HALVES.items() if number in members)
         for whole, swept in (halves[half], (tally, after)):
@@ -373,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
         + ", ".join(f"{c}: {tally.count[c]}" for c in CATEGORIES)
         + f"), {sum(i['dropped'] for i in infos)} dropped for having no valid evidence",
         f"recall settings: {recall_settings.describe()}",
-        f"questions asked as: {args.form}"
+        f"stored: one memory per {args.unit}; questions asked as: {args.form}"
         + (f" (e.g. {keywords(data[0]['qa'][0]['question'])!r})" if args.form != "question" else ""),
         f"run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.machine()} {platform.system()}, "
         f"Python {platform.python_version()}, {len(__import__('os').sched_getaffinity(0))} cores, {elapsed:.0f} s",

@@ -1,6 +1,9 @@
-"""The benchmark's rule for asking a question in keywords, as an agent often does (pure logic)."""
+"""The benchmark's rules: a question asked in keywords, as an agent often does; a session kept whole (pure logic)."""
 
-from tests.bench.locomo import FORMS, keywords
+from datetime import UTC, datetime
+
+from tests.bench.locomo import FORMS, Turn, keywords, session_parts
+from tiers.records import MAX_CONTENT_CHARS
 
 
 def test_a_question_in_keywords_keeps_its_content_words_in_order_and_drops_question_and_function_words() -> None:
@@ -8,3 +11,14 @@ def test_a_question_in_keywords_keeps_its_content_words_in_order_and_drops_quest
     assert keywords("What is Bo's favourite kind of tea?") == "Bo's favourite kind tea"
     assert keywords("Why?") == "Why?"  # nothing left: asked as it was
     assert FORMS["question"]("Where was it?") == "Where was it?"
+
+
+def test_a_session_is_kept_whole_unless_one_memory_would_pass_the_content_limit() -> None:
+    at = datetime(2023, 5, 8, tzinfo=UTC)
+    short = [Turn(f"D1:{i}", f"turn {i}", at) for i in range(5)]
+    assert session_parts(short) == [short]
+    long = [Turn(f"D2:{i}", "x" * 3_000, at) for i in range(5)]
+    parts = session_parts(long)
+    assert [t for part in parts for t in part] == long  # every turn once, in order
+    assert all(len("\n".join(t.content for t in part)) <= MAX_CONTENT_CHARS for part in parts)
+    assert [len(part) for part in parts] == [2, 2, 1]
