@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from tiers.embedder import Embedder
+from tiers.embedder import Embedder, embed_memories
 from tiers.errors import StorageError
 from tiers.locking import file_lock, serving_lock
 from tiers.records import Tier
@@ -81,7 +81,7 @@ def reembed(
             done += len(have)
             for rows in _batches(old, have, batch):
                 texts = rows["content"].to_pylist()
-                vectors = embedder.embed(texts)
+                vectors = embed_memories(embedder, texts)
                 column = pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel(), pa.float32()), embedder.dim)
                 rows = rows.set_column(rows.schema.get_field_index("vector"), "vector", column)
                 new.add(rows.cast(schema(embedder.dim)))

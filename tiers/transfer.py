@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tiers import importers
 from tiers import transfer_storage as storage
+from tiers.embedder import embed_memories
 from tiers.errors import InvalidInput
 from tiers.hot import Entry, check_key
 from tiers.ledger import Move, Usage
@@ -465,7 +466,7 @@ def _vectors(memory: Memory, lines: list[_RecordLine], state: _Restore) -> dict[
                 continue
         missing.append(line)
     if missing:
-        made = embedder.embed([line.content for line in missing])
+        made = embed_memories(embedder, [line.content for line in missing])
         for line, vector in zip(missing, made, strict=True):
             out[content_hash(line.content)] = vector.tolist()
         state.embedded += len(missing)

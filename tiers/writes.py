@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tiers.classify import classify
+from tiers.embedder import embed_memories
 from tiers.errors import InvalidInput, ProfileCapExceeded
 from tiers.heat import heat
 from tiers.ledger import Move
@@ -279,7 +280,7 @@ def _embed_missing(parts: Parts, prepared: Sequence[Prepared], known: dict[str, 
             texts[item.hash] = item.record.content
     if not texts:
         return {}
-    vectors = parts.embedder.embed(list(texts.values()))
+    vectors = embed_memories(parts.embedder, list(texts.values()))
     return dict(zip(texts, vectors, strict=True))
 
 

@@ -1,0 +1,82 @@
+"""Embedding memories: a long one in pieces, so what its end says counts by meaning too."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.helpers import T0
+from tiers import embedder as embedder_module
+from tiers.embedder import PIECE_OVERLAP, PIECE_WORDS, FastEmbedder, embed_memories, pieces
+from tiers.memory import Memory, MemorySettings
+from tiers.recall import RecallSettings
+from tiers.records import MemoryIn
+
+# Meeting notes: 200 words on a kitchen renovation (about what the model reads), then a paragraph on a trip.
+_KITCHEN = (
+    "Kitchen renovation meeting with the contractor. We walked through the cabinet layout again and agreed "
+    "to move the sink under the window so the dishwasher sits to its left. The countertop will be quartz, "
+    "pale grey, with a square edge; the supplier needs two weeks after the templates are cut. Tiling goes "
+    "behind the hob only, not the whole wall, which saves about a third of the tile budget. "
+) * 3
+_TRIP = (
+    "Then we planned the trip to Japan in April: flights to Osaka on the 3rd, four nights at a ryokan in "
+    "Kyoto near the temples, a seven-day rail pass for the bullet train to Tokyo, and a day trip to see "
+    "Mount Fuji if the weather is clear. Book the ryokan this week; cherry blossom season fills it early."
+)
+_OTHERS = [
+    "The boiler service is booked for the second week of October.",
+    "Bought a new pair of running shoes, half a size larger than the last ones.",
+    "The cat needs her vaccination booster at the vet next month.",
+    "Library books are due back on Friday; two of them can be renewed online.",
+    "The car's front tyres are worn and should be replaced before winter.",
+]
+_QUERY = "what is planned for the trip to Japan"
+
+
+def test_a_text_past_the_piece_size_is_cut_into_overlapping_pieces_that_cover_every_word() -> None:
+    text = " ".join(f"w{i}" for i in range(400))
+
+    cut = [p.split() for p in pieces(text)]
+
+    assert all(len(w) <= PIECE_WORDS for w in cut) and [w[0] for w in cut] == ["w0", "w120", "w240", "w360"]
+    assert all(a[-PIECE_OVERLAP:] == b[:PIECE_OVERLAP] for a, b in pairwise(cut))
+    assert cut[-1][-1] == "w399"
+    assert pieces("a short note") == ["a short note"]
+
+
+def test_short_memories_are_embedded_as_the_model_embeds_them(embedder: FastEmbedder) -> None:
+    texts = ["a short note", " ".join(["word"] * PIECE_WORDS)]
+    assert np.array_equal(embed_memories(embedder, texts), embedder.embed(texts))
+
+
+def test_a_long_memory_stands_for_all_its_pieces(embedder: FastEmbedder) -> None:
+    note = f"{_KITCHEN} {_TRIP}"
+    assert len(pieces(note)) == 2
+    query = embedder.embed([_QUERY])[0]
+
+    stored, short = embed_memories(embedder, [note, _OTHERS[0]])
+    truncated = embedder.embed([note])[0]  # what the model makes of the first 256 word pieces alone
+
+    assert np.linalg.norm(stored) == pytest.approx(1.0, abs=1e-5)
+    np.testing.assert_allclose(short, embedder.embed([_OTHERS[0]])[0], atol=1e-5)  # a batch may mix both kinds
+    assert float(stored @ query) > float(truncated @ query)
+
+
+@pytest.mark.parametrize("in_pieces", [True, False])
+def test_recall_by_meaning_finds_what_the_end_of_a_long_note_says(
+    tmp_path: Path, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch, in_pieces: bool
+) -> None:
+    """By meaning alone (words off), the long note ranks first; embedded truncated (the premise), it does not."""
+    if not in_pieces:
+        monkeypatch.setattr(embedder_module, "PIECE_WORDS", 10_000)
+    memory = Memory(tmp_path / "ns", embedder, MemorySettings(recall=RecallSettings().without("text_weight")))
+    try:
+        stored = memory.remember([MemoryIn(content=t) for t in [*_OTHERS, f"{_KITCHEN} {_TRIP}"]], T0)
+        first = memory.recall(_QUERY, T0, limit=3).hits[0].record.id
+        assert (first == stored[-1].id) is in_pieces
+    finally:
+        memory.close()
