@@ -70,6 +70,11 @@ _RULES: list[tuple[Kind, re.Pattern[str]]] = [
         ),
     ),
 ]
+# A durable fact is a statement. Past this many words a memory is notes or a transcript, however much of it
+# is said in the first person: one "I love hiking" or "my name is ..." in it (perhaps said by someone else)
+# would keep it warm for good, give it a durable fact's place in every recall about the user, or name the
+# user. The agent's `kind` hint still makes a long memory durable.
+STATEMENT_WORDS = 150
 _NAME = re.compile(r"\b(?i:my name is|call me) ([A-Z][\w'-]+(?: [A-Z][\w'-]+){0,3})")
 _FIRST_PERSON = re.compile(_I, re.I)
 _STANDING_RULE = re.compile(
@@ -121,6 +126,8 @@ def classify(content: str, hint: Kind | None = None) -> Classified:
     """Classify `content`; a hint from the agent is trusted as given."""
     if hint is not None:
         return Classified(hint, hint in DURABLE_KINDS)
+    if len(content.split()) > STATEMENT_WORDS:
+        return Classified(Kind.NOTE, False)
     text = first_person(content)
     if not _FIRST_PERSON.search(text) and not _STANDING_RULE.search(text):
         return Classified(Kind.NOTE, False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tiers.classify import classify, first_person
+from tiers.classify import STATEMENT_WORDS, Classified, classify, first_person
 from tiers.records import Kind
 
 DURABLE = [
@@ -82,3 +82,14 @@ def test_the_agents_kind_hint_wins_over_the_rules() -> None:
 
 def test_third_person_statements_are_read_in_the_first_person() -> None:
     assert first_person("The user prefers tea and the user's cat is Miso") == "I prefer tea and my cat is Miso"
+
+
+def test_a_long_transcript_is_a_note_however_much_of_it_is_said_in_the_first_person() -> None:
+    """Past STATEMENT_WORDS words: no durable kind, no protection, no profile key; the agent's hint still counts."""
+    chatter = "Dana: We talked about the garden, the weather and the new bus timetable for a while. " * 12
+    transcript = f"{chatter}Sam: My name is Sam Reyes and I love hiking in the hills."
+    assert len(transcript.split()) > STATEMENT_WORDS
+
+    assert classify(transcript) == Classified(Kind.NOTE, False)
+    assert classify("My name is Sam Reyes and I love hiking in the hills.").durable  # alone, a statement
+    assert classify(transcript, Kind.PREFERENCE) == Classified(Kind.PREFERENCE, True)
