@@ -7,9 +7,9 @@ are kept beside, as Arrow columns by position, so the records a recall returns a
 rather than read from LanceDB; a saved copy maps them from its file, so they cost memory only where
 they are read.
 
-A query reads the bits of every row (a Hamming distance: XOR and a bit count over a few machine
-words), keeps the nearest few thousand, and ranks those by their int8 cosine; below
-`EXACT_UP_TO` rows every row is ranked by int8 cosine. Words are ranked by BM25 over the postings,
+A query reads the sign codes of every row (tiers/signs.py: a Hamming distance), keeps the nearest
+few thousand, and ranks those by their int8 cosine; below `signs.EXACT_UP_TO` rows every row is
+ranked by int8 cosine. Words are ranked by BM25 over the postings,
 as the warm tier does. Like the warm index it is kept current row by row from the change feed, so
 no write, move or compaction rebuilds it.
 """
@@ -27,13 +27,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from tiers import bm25
+from tiers import bm25, signs
 from tiers.files import current_copy, new_copy, publish_copy
 from tiers.records import Kind, Record, Tier, records_of
 from tiers.terms import DATE_TERM_PATTERN, length
 
-EXACT_UP_TO = 20_000  # rows ranked by int8 cosine without the bit codes' preselection
-PRESELECT = 4_000  # rows the bit codes keep per query form for the int8 cosine (recall@50 0.99 measured)
 LINKS = 2  # episode neighbours kept on each side
 # A record's fields kept beside the codes (its id and tier are the index's own), to return it without a read.
 FIELDS = [
@@ -43,7 +41,6 @@ FIELDS = [
 COLUMNS = ["id", *FIELDS, "before", "after", "terms", "vector"]  # what the index is filled from
 _SAVED = ["ids", "alive", "durable", "kind", "occurred_us", "bits", "codes", "scale", "before", "after", "lengths"]
 _MAPPED = {"bits", "codes", "_rows", "_counts"}  # read-only after a load: mapped from the file, not read whole
-_BLOCK = 65_536  # rows per pass of the bit counts
 _FIELD_BATCH = 262_144  # rows per batch of fields
 _NONE = np.uint64(2**64 - 1)  # no neighbour (ids are 48 bits)
 _KINDS = [k.value for k in Kind]
@@ -102,7 +99,7 @@ class ColdIndex:
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
-        self.words_per_code = (dim + 63) // 64
+        self.words_per_code = signs.words_for(dim)
         self.size = 0
         self.live = 0
         self.ids = np.zeros(0, dtype=np.uint64)
@@ -213,7 +210,7 @@ class ColdIndex:
         self.occurred_us[start:end] = table["occurred_at"].cast(pa.int64()).to_numpy(zero_copy_only=False)
         flat = table["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
         vectors = np.asarray(flat, dtype=np.float32).reshape(n, self.dim)
-        self.bits[:, start:end] = _bits(vectors).T
+        self.bits[:, start:end] = signs.pack(vectors).T
         peak = np.maximum(np.abs(vectors).max(axis=1), 1e-12)
         self.codes[start:end] = np.rint(vectors * (127.0 / peak)[:, None]).astype(np.int8)
         self.scale[start:end] = peak / 127.0
@@ -410,7 +407,8 @@ class ColdIndex:
         by_words = np.flatnonzero(words > 0)
         if len(by_words) > k:
             by_words = by_words[np.argpartition(-words[by_words], k)[:k]]
-        pool = np.flatnonzero(mask) if self.live <= EXACT_UP_TO else self._preselect(queries, mask)
+        exact = self.live <= signs.EXACT_UP_TO
+        pool = np.flatnonzero(mask) if exact else signs.nearest(self.bits, self.size, queries, [mask])
         cosine = hits.cosine(pool)
         by_meaning = pool[np.argpartition(-cosine, k)[:k]] if len(pool) > k else pool
         chosen = np.unique(np.concatenate([by_meaning, by_words]))
@@ -444,39 +442,6 @@ class ColdIndex:
             out[start + rows.astype(np.int64)] = True
             start += batch.num_rows
         return out
-
-    def _preselect(self, queries: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The rows nearest each query form by Hamming distance of the sign bits, PRESELECT per form.
-
-        Block by block: the bits of a block stay in cache for every form, and the counts never leave it.
-        (Half the blocks counted in a second thread was measured at 900,000 rows: 8.7 against 9.5 ms,
-        so not kept: the passes are too short to keep both threads off the interpreter lock.)
-        """
-        n = self.size
-        codes = _bits(queries)
-        distances = np.zeros((len(queries), n), dtype=np.uint16)
-        self._hamming(codes, distances, 0, n)
-        chosen = []
-        for distance in distances:
-            distance[~mask] = np.iinfo(np.uint16).max
-            histogram = np.cumsum(np.bincount(distance, minlength=self.dim + 1)[: self.dim + 1])
-            cut = int(np.searchsorted(histogram, PRESELECT))
-            chosen.append(np.flatnonzero(distance <= cut))
-        return np.unique(np.concatenate(chosen)) if len(chosen) > 1 else chosen[0]
-
-    def _hamming(self, codes: np.ndarray, distances: np.ndarray, start: int, end: int) -> None:
-        """Hamming distances of rows [start, end) to each query code, added into `distances`."""
-        word = np.empty(_BLOCK, dtype=np.uint64)
-        counted = np.empty(_BLOCK, dtype=np.uint8)
-        for low in range(start, end, _BLOCK):
-            high = min(end, low + _BLOCK)
-            w, c = word[: high - low], counted[: high - low]
-            for code, distance in zip(codes, distances, strict=True):
-                into = distance[low:high]
-                for i in range(self.words_per_code):
-                    np.bitwise_xor(self.bits[i, low:high], code[i], out=w)
-                    np.bitwise_count(w, out=c)
-                    np.add(into, c, out=into)
 
     def _bm25(self, terms: Sequence[str], mask: np.ndarray) -> tuple[np.ndarray, float]:
         """BM25 of every row in scope (`mask`) by its statistics, and the terms' weight there (tiers/bm25.py)."""
@@ -575,15 +540,6 @@ def _hex(numbers: np.ndarray) -> list[str]:
     """48-bit numbers (any shape, read in order) as 12-digit hex ids."""
     digits = numbers.astype(">u8").tobytes().hex()
     return [digits[at + 4 : at + 16] for at in range(0, len(digits), 16)]
-
-
-def _bits(vectors: np.ndarray) -> np.ndarray:
-    """Sign bits of each vector, packed into 64-bit words (rows, words)."""
-    packed = np.packbits(vectors > 0, axis=1)
-    pad = (-packed.shape[1]) % 8
-    if pad:
-        packed = np.pad(packed, ((0, 0), (0, pad)))
-    return np.ascontiguousarray(packed).view(np.uint64)
 
 
 def _links(column: pa.ChunkedArray) -> np.ndarray:

@@ -16,7 +16,7 @@ import pytest
 
 from tests.helpers import T0
 from tests.tiers.test_warm import TEXTS, reference_bm25
-from tiers import cold as cold_module
+from tiers import signs
 from tiers.cold import COLUMNS, ColdIndex, ColdScope, id_numbers, id_text
 from tiers.records import Kind, Record, Tier
 from tiers.store import _table
@@ -106,8 +106,8 @@ def test_search_by_meaning_ranks_by_int8_cosine_within_a_hundredth_of_the_exact_
 def test_past_the_exact_size_the_bits_preselect_rows_and_keep_most_of_the_exact_top(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(cold_module, "EXACT_UP_TO", 100)
-    monkeypatch.setattr(cold_module, "PRESELECT", 400)
+    monkeypatch.setattr(signs, "EXACT_UP_TO", 100)
+    monkeypatch.setattr(signs, "PRESELECT", 400)
     rng = np.random.default_rng(2)
     centres = rng.normal(size=(40, DIM)).astype(np.float32)
     vectors = centres[rng.integers(0, 40, 4_000)] + 0.6 * rng.normal(size=(4_000, DIM)).astype(np.float32)
@@ -125,8 +125,8 @@ def test_past_the_exact_size_the_bits_preselect_rows_and_keep_most_of_the_exact_
 
 
 def test_bits_counted_block_by_block_find_what_one_pass_over_every_row_finds(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cold_module, "EXACT_UP_TO", 100)
-    monkeypatch.setattr(cold_module, "PRESELECT", 200)
+    monkeypatch.setattr(signs, "EXACT_UP_TO", 100)
+    monkeypatch.setattr(signs, "PRESELECT", 200)
     rng = np.random.default_rng(5)
     index = ColdIndex(DIM)
     index.load(batches(rows(range(3_000), rng), 700))
@@ -138,7 +138,7 @@ def test_bits_counted_block_by_block_find_what_one_pass_over_every_row_finds(mon
         return sorted((c.id, round(c.cosine, 6)) for c in hits.candidates)
 
     whole = found()
-    monkeypatch.setattr(cold_module, "_BLOCK", 256)  # many blocks, the last one short
+    monkeypatch.setattr(signs, "BLOCK", 256)  # many blocks, the last one short
     assert found() == whole and len(whole) == 50
 
 
