@@ -33,10 +33,12 @@ def pack(vectors: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(packed).view(np.uint64)
 
 
-def nearest(codes: np.ndarray, size: int, queries: np.ndarray, scopes: Sequence[np.ndarray]) -> np.ndarray:
+def nearest(
+    codes: np.ndarray, size: int, queries: np.ndarray, scopes: Sequence[np.ndarray], keep: int = PRESELECT
+) -> np.ndarray:
     """Positions (sorted) among the first `size` rows of `codes` (words, capacity) nearest any query form.
 
-    For each scope (a mask of `size` rows) and each form, the PRESELECT rows of that scope nearest that
+    For each scope (a mask of `size` rows) and each form, the `keep` rows of that scope nearest that
     form by Hamming distance (ties at the cut all kept). One pass counts every form's distances, block by
     block: the codes of a block stay in cache for every form, and the counts never leave it. (Half the
     blocks counted in a second thread was measured on the cold tier at 900,000 rows: 8.7 against 9.5 ms,
@@ -62,7 +64,7 @@ def nearest(codes: np.ndarray, size: int, queries: np.ndarray, scopes: Sequence[
         for distance in distances:
             scoped = np.where(scope, distance, far)
             histogram = np.cumsum(np.bincount(scoped, minlength=dim + 1)[: dim + 1])
-            cut = int(np.searchsorted(histogram, PRESELECT))
+            cut = int(np.searchsorted(histogram, keep))
             chosen.append(np.flatnonzero(scoped <= cut))
     if not chosen:
         return np.zeros(0, dtype=np.int64)

@@ -2,7 +2,9 @@
 row by row as records are written, moved and forgotten, never rebuilt from the table.
 
 The warm tier is small by design (the timer sends what goes stale to cold), so it is searched
-exactly: numpy over its vectors and BM25 over its postings cost a millisecond or two. When a process
+exactly: numpy over its vectors and BM25 over its postings cost a millisecond or two. A tier past
+signs.EXACT_UP_TO rows (a store that takes thousands of memories a day) has its cosine computed
+only on the rows its sign codes put nearest (tiers/signs.py, tiers/search.py's `_WarmPart`). When a process
 opens it, the whole tier is read once in bulk (`load`: Arrow and numpy, no Python per word); a
 record's full fields are made only when something asks for them.
 """
@@ -20,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from tiers import bm25
+from tiers import bm25, signs
 from tiers.files import current_copy, new_copy, publish_copy
 from tiers.records import Record, records_of
 from tiers.tables import RECORD_COLUMNS
@@ -125,6 +127,8 @@ class WarmIndex:
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._episodes: dict[tuple[str | None, int], list[tuple[int, int]]] = {}
         self._episode_order: np.ndarray | None = None  # the loaded rows' order, made into `_episodes` when first needed
+        self._codes = np.zeros((signs.words_for(self.dim), 0), dtype=np.uint64)  # sign codes, made when first needed
+        self._coded = 0  # positions whose sign codes are made
         self.saved_seen = 0  # opened from a saved copy: the change feed's position when it was made
 
     # the first read: every warm row at once
@@ -430,6 +434,31 @@ class WarmIndex:
             return np.zeros(0, dtype=np.float32)
         matrix = self.vectors[: self.size]
         return (matrix @ np.atleast_2d(vectors).T.astype(np.float32)).max(axis=1)
+
+    def cosine_at(self, vectors: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        """`cosine` of the rows at these positions alone."""
+        if not len(positions):
+            return np.zeros(0, dtype=np.float32)
+        return (self.vectors[positions] @ np.atleast_2d(vectors).T.astype(np.float32)).max(axis=1)
+
+    def nearest(self, vectors: np.ndarray, scopes: Sequence[np.ndarray], keep: int) -> np.ndarray:
+        """Positions worth a cosine: the `keep` nearest the query's forms in each scope by sign codes (signs.py)."""
+        return signs.nearest(self._signs(), self.size, np.atleast_2d(vectors).astype(np.float32), scopes, keep)
+
+    def _signs(self) -> np.ndarray:
+        """Sign codes (words, capacity) of every position, made from the vectors of those added since the last call.
+
+        Made on first use, not on load or write: only a tier past signs.EXACT_UP_TO rows is searched by them.
+        """
+        if self._codes.shape[1] < self.size:
+            grown = np.zeros((self._codes.shape[0], len(self.alive)), dtype=np.uint64)
+            grown[:, : self._coded] = self._codes[:, : self._coded]
+            self._codes = grown
+        for low in range(self._coded, self.size, signs.BLOCK):
+            high = min(self.size, low + signs.BLOCK)
+            self._codes[:, low:high] = signs.pack(self.vectors[low:high]).T
+        self._coded = self.size
+        return self._codes
 
     def bm25(self, terms: Sequence[str]) -> np.ndarray:
         """BM25 score of every row for these terms (0 where none occurs)."""

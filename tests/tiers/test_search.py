@@ -1,13 +1,15 @@
-"""Search over a large warm tier: past POOL_ALL_UP_TO rows only those that can rank join the pool, same answer."""
+"""Search over a large warm tier: past POOL_ALL_UP_TO rows only those that can rank join the pool, same answer;
+past signs.EXACT_UP_TO only the rows the sign codes choose are scored by meaning, nearly the same answer."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from tiers import recall, search
+from tiers import recall, search, signs
 from tiers.embedder import FastEmbedder
 from tiers.memory import Memory
 from tiers.records import MemoryIn
@@ -70,3 +72,37 @@ def test_a_pool_of_the_rows_that_can_rank_answers_as_the_pool_of_every_row(
     for mine, theirs in zip(chosen, whole, strict=True):
         assert [score for _, score in mine] == pytest.approx([score for _, score in theirs], abs=0.005)
     assert all(len(ranked) == 10 for ranked in whole)
+
+
+def test_past_the_exact_size_the_sign_codes_choose_what_meaning_scores_and_the_answers_hold(
+    tmp_path: Path, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = Memory(tmp_path / "ns", embedder)
+    try:
+        memory.remember(notes(), NOW)
+        monkeypatch.setattr(recall, "DEPTH", 20)
+        monkeypatch.setattr(search, "POOL_ALL_UP_TO", 50)
+        monkeypatch.setattr(search, "WARM_DEPTH", 40)
+        every = [[r.record.id for r in memory.rank(query, 10)] for query in QUERIES]
+
+        monkeypatch.setattr(signs, "EXACT_UP_TO", 50)
+        monkeypatch.setattr(search, "NEAR_KEEP", 60)  # a quarter of the rows, by codes, in scope and among the durable
+        monkeypatch.setattr(search, "MEDIAN_SAMPLE", 40)
+        by_codes = [[r.record.id for r in memory.rank(query, 10)] for query in QUERIES]
+
+        query = memory._search.parse(QUERIES[0], None)
+        with memory.store.warm() as index:
+            part = search._WarmPart(index, query, True, 2)
+            exact = index.cosine(query.vectors)
+            assert part.near is not None and len(part.near) < index.live  # the premise: not every row was scored
+            assert part.chosen is not None
+            # what joins the pool carries its exact cosine, whichever way it joined
+            assert part.cosine[part.chosen] == pytest.approx(exact[part.chosen], abs=1e-6)
+            sample = part.scored[0] if part.scored is not None else np.zeros(0)
+            assert abs(float(np.median(sample)) - float(np.median(exact))) < 0.05
+    finally:
+        memory.close()
+
+    for mine, theirs in zip(by_codes, every, strict=True):
+        assert mine[0] == theirs[0]
+        assert len(set(mine) & set(theirs)) >= 8

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from tests.helpers import T0
+from tiers import signs
 from tiers.bm25 import K1 as BM25_K1
 from tiers.bm25 import B as BM25_B
 from tiers.records import Kind, Record, Tier
@@ -291,3 +292,34 @@ def test_rows_put_after_a_bulk_load_and_removals_keep_scores_and_links_right() -
     )
     assert loaded.neighbours(rows[0].record.id, 2) == ((), (rows[2].record.id, rows[3].record.id))
     assert loaded.neighbours(rows[4].record.id, 1) == ((rows[3].record.id,), (rows[5].record.id,))
+
+
+def test_sign_codes_are_made_when_first_asked_and_kept_right_through_loads_puts_and_repacks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(signs, "PRESELECT", 30)
+    rows = [row(n, f"w{n % 5}", source="s", minute=n) for n in range(1_500)]
+    index = WarmIndex(DIM)
+    index.load(_table(rows[:600], DIM))
+    query = RNG.normal(size=(1, DIM)).astype(np.float32)
+
+    def nearest_as_exact_codes_say(idx: WarmIndex) -> set[str]:
+        everything = np.ones(idx.size, dtype=bool)
+        found = idx.nearest(query, [idx.alive[: idx.size] & everything], 30)
+        # the same cut made from codes packed afresh from the vectors now held
+        distance = np.zeros(idx.size, dtype=np.int64)
+        for code, form in zip(signs.pack(idx.vectors[: idx.size]).T, signs.pack(query)[0], strict=True):
+            distance += np.bitwise_count(code ^ form)
+        distance[~idx.alive[: idx.size]] = 10**6
+        cut = np.sort(distance)[29]
+        assert set(found.tolist()) == set(np.flatnonzero(distance <= cut).tolist())
+        return {idx._ids[p] for p in found}  # type: ignore[misc]
+
+    nearest_as_exact_codes_say(index)  # codes made for the loaded rows
+    index.put(rows[600:1_200])  # grown past the capacity the codes were made for
+    nearest_as_exact_codes_say(index)
+    index.remove([r.record.id for r in rows[:900]])  # past half removed: repacked, positions renumbered
+    assert index.size == 300
+    index.put(rows[1_200:])
+    found = nearest_as_exact_codes_say(index)
+    assert found <= {r.record.id for r in rows[900:]}
