@@ -44,6 +44,7 @@ _SAVED = [
     "_episode_order",
 ]
 _BASE_COLUMNS = [*RECORD_COLUMNS, "hash", "terms"]
+_ROW_BATCH = 4_096  # rows made at a time when every live row is read
 
 
 @dataclass(frozen=True)
@@ -418,10 +419,7 @@ class WarmIndex:
     def mask(self, scope: Scope) -> np.ndarray:
         keep = self.alive[: self.size].copy()
         if scope.tags:
-            tags = set(scope.tags)
-            for position in np.flatnonzero(keep):
-                if not tags.intersection(self.record(int(position)).tags):
-                    keep[position] = False
+            keep &= self._tagged(scope.tags)
         if scope.since_us is not None:
             keep &= self.occurred_us[: self.size] >= scope.since_us
         if scope.until_us is not None:
@@ -434,6 +432,20 @@ class WarmIndex:
             return np.zeros(0, dtype=np.float32)
         matrix = self.vectors[: self.size]
         return (matrix @ np.atleast_2d(vectors).T.astype(np.float32)).max(axis=1)
+
+    def _tagged(self, tags: Sequence[str]) -> np.ndarray:
+        """Positions holding any of these tags: the load's rows read from its tag lists (not made one by one),
+        then every row made since (added, or its fields replaced), from its record."""
+        out = np.zeros(self.size, dtype=bool)
+        if self._base is not None and self._base.num_rows:
+            lists = self._base["tags"].combine_chunks()
+            hit = pc.is_in(pc.list_flatten(lists), value_set=pa.array(list(dict.fromkeys(tags)), pa.string()))
+            rows = pc.list_parent_indices(lists).filter(hit).to_numpy(zero_copy_only=False)
+            out[rows.astype(np.int64)] = True
+        wanted = set(tags)
+        for position, row in self._rows.items():
+            out[position] = bool(wanted.intersection(row.record.tags))
+        return out
 
     def cosine_at(self, vectors: np.ndarray, positions: np.ndarray) -> np.ndarray:
         """`cosine` of the rows at these positions alone."""
@@ -521,19 +533,29 @@ class WarmIndex:
             return
         made, base = self._rows, self._base.num_rows
         missing = sorted({p for p in positions if p not in made and p < base and self._ids[p] is not None})
-        if missing:
-            made_now = rows_of(self._base.take(pa.array(missing)), self.vectors[missing])
-            for position, row in zip(missing, made_now, strict=True):
-                self._rows[position] = row
+        for position, row in zip(missing, self._rows_from_base(missing), strict=True):
+            self._rows[position] = row
+
+    def _rows_from_base(self, positions: list[int]) -> list[Row]:
+        if not positions:
+            return []
+        assert self._base is not None
+        return rows_of(self._base.take(pa.array(positions, pa.int64())), self.vectors[positions])
 
     def get(self, rid: str) -> Row | None:
         position = self.positions.get(rid)
         return None if position is None else self.row(position)
 
     def live_rows(self) -> Iterator[Row]:
-        for position in range(self.size):
-            if self.alive[position]:
-                yield self.row(position)
+        """Every live row in position order. Rows of the load not made yet are made a batch at a time and not
+        kept: a sweep reads them all once (made one by one, 100,000 took 35 s of a 1M store's sweep)."""
+        for start in range(0, self.size, _ROW_BATCH):
+            positions = (np.flatnonzero(self.alive[start : min(self.size, start + _ROW_BATCH)]) + start).tolist()
+            unmade = [p for p in positions if p not in self._rows]
+            made = dict(zip(unmade, self._rows_from_base(unmade), strict=True))
+            for position in positions:
+                row = self._rows.get(position)
+                yield row if row is not None else made[position]
 
 
 def _write_arrow(path: Path, table: pa.Table) -> None:

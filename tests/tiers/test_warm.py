@@ -15,6 +15,7 @@ import pytest
 
 from tests.helpers import T0
 from tiers import signs
+from tiers import warm as warm_module
 from tiers.bm25 import K1 as BM25_K1
 from tiers.bm25 import B as BM25_B
 from tiers.records import Kind, Record, Tier
@@ -323,3 +324,38 @@ def test_sign_codes_are_made_when_first_asked_and_kept_right_through_loads_puts_
     index.put(rows[1_200:])
     found = nearest_as_exact_codes_say(index)
     assert found <= {r.record.id for r in rows[900:]}
+
+
+def test_a_tag_scope_reads_the_loaded_rows_tags_in_bulk_and_the_replaced_ones_from_their_new_fields() -> None:
+    rows = [row(n, f"w{n}", minute=n, tags=(("a",) if n % 3 == 0 else ("b",))) for n in range(30)]
+    index = WarmIndex(DIM)
+    index.load(_table(rows[:20], DIM))
+    index.put(rows[20:])
+    index.replace_record(replace(rows[1].record, tags=("a", "c")))  # a loaded row that gains the tag
+    index.replace_record(replace(rows[3].record, tags=()))  # and one that loses it
+    index.remove([rows[6].record.id])
+
+    wanted = {r.record.id for r in rows if "a" in r.record.tags} - {rows[3].record.id, rows[6].record.id}
+    wanted |= {rows[1].record.id}
+    assert {index._ids[p] for p in np.flatnonzero(index.mask(Scope(tags=("a",))))} == wanted
+    assert len(index._rows) == 10 + 2  # the added rows and the two replaced: no loaded row was made to read its tags
+
+
+def test_every_live_row_is_read_in_batches_without_keeping_the_loaded_ones_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(warm_module, "_ROW_BATCH", 7)  # several batches, the last one short
+    rows = [row(n, f"w{n} common", source="s", minute=n) for n in range(40)]
+    index = WarmIndex(DIM)
+    index.load(_table(rows[:30], DIM))
+    index.put(rows[30:])
+    index.replace_record(replace(rows[2].record, tags=("new",)))
+    index.remove([rows[n].record.id for n in (0, 13, 35)])
+
+    live = list(index.live_rows())
+    expected = [r for n, r in enumerate(rows) if n not in (0, 13, 35)]
+    assert [r.record.id for r in live] == [r.record.id for r in expected]
+    assert live[1].record.tags == ("new",)  # the replaced fields, not the loaded ones
+    assert [r.record.content for r in live] == [r.record.content for r in expected]
+    assert all(np.allclose(a.vector, b.vector) for a, b in zip(live, expected, strict=True))
+    assert len(index._rows) == 10 - 1 + 1  # the added rows (one removed) and the replaced one
