@@ -307,14 +307,14 @@ class ColdIndex:
             return []
         positions = np.asarray([p for _, p in found], dtype=np.int64)
         batch_of = np.searchsorted(self._field_ends, positions, side="right")
-        records: list[Record] = []
+        taken: list[pa.RecordBatch] = []
         slots: list[int] = []
-        for b in np.unique(batch_of):
+        for b in np.unique(batch_of):  # a take per batch, then one pass making records from them all
             at = np.flatnonzero(batch_of == b)
             start = int(self._field_ends[b]) - self._fields[b].num_rows
-            taken = self._fields[b].take(pa.array(positions[at] - start))
-            records += records_of(taken, [found[i][0] for i in at.tolist()], Tier.COLD)
+            taken.append(self._fields[b].take(pa.array(positions[at] - start)))
             slots += at.tolist()
+        records = records_of(pa.Table.from_batches(taken), [found[i][0] for i in slots], Tier.COLD)
         out: list[Record] = [records[0]] * len(found)
         for slot, record in zip(slots, records, strict=True):
             out[slot] = record
