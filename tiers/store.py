@@ -235,8 +235,8 @@ class Store:
 
     def warm_up(self) -> None:
         """Read the warm tier and, when it has rows, the cold tier's index, as the first search would."""
-        with self.warm():
-            pass
+        with self.warm() as index:
+            index.prepare()
         if self._cold is None and self.cold_table.count():
             with self.cold():
                 pass

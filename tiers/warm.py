@@ -457,6 +457,11 @@ class WarmIndex:
         """Positions worth a cosine: the `keep` nearest the query's forms in each scope by sign codes (signs.py)."""
         return signs.nearest(self._signs(), self.size, np.atleast_2d(vectors).astype(np.float32), scopes, keep)
 
+    def prepare(self) -> None:
+        """Make now what the first search of a large tier would make: the sign codes (0.1 s at 100,000 rows)."""
+        if self.live > signs.EXACT_UP_TO:
+            self._signs()
+
     def _signs(self) -> np.ndarray:
         """Sign codes (words, capacity) of every position, made from the vectors of those added since the last call.
 
