@@ -56,26 +56,26 @@ def nearest(
         return np.zeros(0, dtype=np.int64)
     staged = size >= TWO_STAGES_FROM and words >= 2
     first = words // 2 if staged else words
-    distances = _counts(codes, size, forms, 0, first)
+    distances = _counts(codes, size, forms, first)
     chosen = []
     for scope in scopes:
         for form, distance in zip(forms, distances, strict=True):
             far = np.iinfo(distance.dtype).max
             scoped = np.where(scope, distance, far)
             if not staged:
-                chosen.append(scoped_nearest(scoped, keep, 64 * words))
+                chosen.append(_scoped_nearest(scoped, keep, 64 * words))
                 continue
-            rows = scoped_nearest(scoped, FIRST_KEEP, 64 * first, SAMPLE_STEP)
+            rows = _scoped_nearest(scoped, FIRST_KEEP, 64 * first, SAMPLE_STEP)
             whole = scoped[rows].astype(np.uint16)
             for i in range(first, words):
                 whole += np.bitwise_count(np.bitwise_xor(codes[i, rows], form[i]))
-            chosen.append(rows[scoped_nearest(whole, keep, 64 * words)])
+            chosen.append(rows[_scoped_nearest(whole, keep, 64 * words)])
     if not chosen:
         return np.zeros(0, dtype=np.int64)
     return np.unique(np.concatenate(chosen)) if len(chosen) > 1 else chosen[0]
 
 
-def scoped_nearest(distance: np.ndarray, keep: int, longest: int, step: int = 1) -> np.ndarray:
+def _scoped_nearest(distance: np.ndarray, keep: int, longest: int, step: int = 1) -> np.ndarray:
     """Positions of the `keep` smallest distances up to `longest` (all tied at the cut), the cut read from every
     `step`-th one; distances past `longest` are out of scope."""
     histogram = np.cumsum(np.bincount(distance[::step], minlength=longest + 1)[: longest + 1]) * step
@@ -83,9 +83,9 @@ def scoped_nearest(distance: np.ndarray, keep: int, longest: int, step: int = 1)
     return np.flatnonzero(distance <= min(cut, longest))
 
 
-def _counts(codes: np.ndarray, size: int, forms: np.ndarray, start: int, end: int) -> np.ndarray:
-    """Each form's Hamming distance to the first `size` rows over the code words [start, end)."""
-    dtype = np.uint8 if 64 * (end - start) < 255 else np.uint16
+def _counts(codes: np.ndarray, size: int, forms: np.ndarray, words: int) -> np.ndarray:
+    """Each form's Hamming distance to the first `size` rows over the first `words` words of the codes."""
+    dtype = np.uint8 if 64 * words < 255 else np.uint16
     distances = np.zeros((len(forms), size), dtype=dtype)
     word = np.empty(BLOCK, dtype=np.uint64)
     counted = np.empty(BLOCK, dtype=np.uint8)
@@ -94,7 +94,7 @@ def _counts(codes: np.ndarray, size: int, forms: np.ndarray, start: int, end: in
         w, c = word[: high - low], counted[: high - low]
         for form, distance in zip(forms, distances, strict=True):
             into = distance[low:high]
-            for i in range(start, end):
+            for i in range(words):
                 np.bitwise_xor(codes[i, low:high], form[i], out=w)
                 np.bitwise_count(w, out=c)
                 np.add(into, c, out=into)
