@@ -185,10 +185,30 @@ def packaged_model_folder(cache_dir: Path) -> Path:
     _place(onnx, folder / "model.onnx")
     _place(tokenizer, folder / "tokenizer.json")
     for name, body in _SIDE_FILES.items():
-        target = folder / name
-        if not target.exists():
-            target.write_text(json.dumps(body))
+        _write_side_file(folder / name, json.dumps(body))
     return folder
+
+
+def _write_side_file(target: Path, text: str) -> None:
+    """Write one settings file whole or not at all: several servers may assemble the folder at once.
+
+    A plain write let a second server starting beside the first read the file while it was still
+    empty (fastembed then failed on `json.load`, seen in CI); an empty or torn file a crash left is
+    replaced, since a file is kept only when it already holds exactly this text.
+    """
+    try:
+        if target.read_text() == text:
+            return
+    except (OSError, UnicodeDecodeError):
+        pass
+    partial = _partial_name(target)
+    partial.write_text(text)
+    os.replace(partial, target)
+
+
+def _partial_name(target: Path) -> Path:
+    """A name beside target that no other process or thread writing it at the same time uses."""
+    return target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.part")
 
 
 def _package_folder(name: str) -> Path:
@@ -202,7 +222,8 @@ def _package_folder(name: str) -> Path:
 def _place(source: Path, target: Path) -> None:
     if target.exists() and target.stat().st_size == source.stat().st_size:
         return
-    partial = target.with_suffix(target.suffix + f".{os.getpid()}.part")
+    partial = _partial_name(target)
+    partial.unlink(missing_ok=True)
     try:
         os.symlink(source, partial)
     except OSError:

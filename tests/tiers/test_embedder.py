@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from itertools import pairwise
 from pathlib import Path
 
@@ -80,3 +83,35 @@ def test_recall_by_meaning_finds_what_the_end_of_a_long_note_says(
         assert (first == stored[-1].id) is in_pieces
     finally:
         memory.close()
+
+
+def test_a_settings_file_left_empty_in_the_model_folder_is_written_again_and_the_model_loads(tmp_path: Path) -> None:
+    # What a second server saw while the first was still writing the file, or what a crash leaves.
+    folder = embedder_module.packaged_model_folder(tmp_path)
+    (folder / "config.json").write_text("")
+    (folder / "tokenizer_config.json").write_text('{"model_max')
+
+    fresh = FastEmbedder(cache_dir=tmp_path)
+
+    assert fresh.embed(["the model loads"]).shape == (1, fresh.dim)
+    assert json.loads((folder / "config.json").read_text())["model_type"] == "bert"
+    assert not list(folder.glob("*.part"))
+
+
+_ASSEMBLE = """
+import sys
+from pathlib import Path
+from tiers.embedder import FastEmbedder
+print(FastEmbedder(cache_dir=Path(sys.argv[1]), threads=1).embed(["hello"]).shape[1])
+"""
+
+
+def test_servers_starting_together_on_a_new_cache_folder_all_load_the_model(tmp_path: Path) -> None:
+    runs = [
+        subprocess.Popen([sys.executable, "-c", _ASSEMBLE, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+        for _ in range(4)
+    ]
+    outputs = [run.communicate(timeout=120)[0].strip() for run in runs]
+
+    assert [run.returncode for run in runs] == [0, 0, 0, 0]
+    assert outputs == ["384"] * 4
