@@ -25,12 +25,35 @@ def idf(live: int, having: int) -> float:
     return math.log(1.0 + (live - having + 0.5) / (having + 0.5))
 
 
-def add(
-    scores: np.ndarray, rows: np.ndarray, counts: np.ndarray, lengths: np.ndarray, average: float, weight: float
-) -> None:
-    """Add one term's BM25 contribution (its IDF `weight`) to the `rows` that hold it `counts` times."""
-    norm = K1 * (1.0 - B + B * lengths / average)
+def norms(lengths: np.ndarray, average: float) -> np.ndarray:
+    """Each row's share of BM25's denominator by its length: K1 * (1 - B + B * length / average)."""
+    return K1 * (1.0 - B + B * lengths / average)
+
+
+def add(scores: np.ndarray, rows: np.ndarray, counts: np.ndarray, norm: np.ndarray, weight: float) -> None:
+    """Add one term's BM25 contribution (its IDF `weight`) to the `rows` that hold it `counts` times, `norm`
+    being those rows' `norms`."""
     scores[rows] += weight * counts * (K1 + 1.0) / (counts + norm)
+
+
+class Norms:
+    """The `norms` of a tier's rows, made again only when its positions, live rows or total length changed:
+    a query's terms then gather them instead of working them out from the lengths of every row holding one.
+
+    Sound while a position's length never changes, as in both indexes: rows are appended at new positions
+    and a repack starts a new Norms. The values are those `norms` gives row by row, bit for bit.
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple[int, int, float] | None = None
+        self._values = np.zeros(0, dtype=np.float32)
+
+    def of(self, lengths: np.ndarray, size: int, live: int, length_sum: float) -> np.ndarray:
+        key = (size, live, length_sum)
+        if key != self._key:
+            self._values = norms(lengths[:size], length_sum / live)
+            self._key = key
+        return self._values
 
 
 def query_weight(live: int, having: Iterable[int]) -> float:

@@ -114,6 +114,7 @@ class ColdIndex:
         self.after = np.zeros((0, LINKS), dtype=np.uint64)
         self.lengths = np.zeros(0, dtype=np.float32)
         self._length_sum = 0.0
+        self._norms = bm25.Norms()
         self._sorted = np.zeros(0, dtype=np.uint64)  # ids of the bulk-loaded rows, sorted, and their positions
         self._sorted_at = np.zeros(0, dtype=np.int64)
         self._added: dict[int, int] = {}  # id -> position of rows added after the bulk load
@@ -400,7 +401,13 @@ class ColdIndex:
         """The `k` best rows by meaning and the `k` best by words, with what ranking needs of each."""
         queries = np.atleast_2d(vectors).astype(np.float32)
         mask = self._mask(scope)
-        words, weight = self._bm25(terms, mask)
+        # With no dead position and no filter every posting is in scope, so none is looked up in the mask:
+        # with that and the rows' length terms kept (bm25.Norms), the BM25 of the scale benchmark's queries
+        # (~200,000 postings each) over a 1,000,000-row store takes 6.8 against 8.8 ms (medians, alternating).
+        everything = self.live == self.size and not (
+            scope.tags or scope.since_us is not None or scope.until_us is not None
+        )
+        words, weight = self._bm25(terms, None if everything else mask)
         hits = ColdHits(self, queries, words, weight)
         if not self.live or not mask.any():
             return hits
@@ -443,20 +450,22 @@ class ColdIndex:
             start += batch.num_rows
         return out
 
-    def _bm25(self, terms: Sequence[str], mask: np.ndarray) -> tuple[np.ndarray, float]:
-        """BM25 of every row in scope (`mask`) by its statistics, and the terms' weight there (tiers/bm25.py)."""
+    def _bm25(self, terms: Sequence[str], mask: np.ndarray | None) -> tuple[np.ndarray, float]:
+        """BM25 of every row in scope (`mask`; None: every position, all of them live) by its statistics, and
+        the terms' weight there (tiers/bm25.py)."""
         scores = np.zeros(self.size, dtype=np.float32)
         if not self.live:
             return scores, 0.0
-        average = self._length_sum / self.live
+        norms = self._norms.of(self.lengths, self.size, self.live, self._length_sum)
         having = []
         for term in dict.fromkeys(terms):
             rows, counts = self._posting(term)
-            keep = mask[rows]
-            rows, counts = rows[keep], counts[keep]
+            if mask is not None:
+                keep = mask[rows]
+                rows, counts = rows[keep], counts[keep]
             having.append(len(rows))
             if len(rows):
-                bm25.add(scores, rows, counts, self.lengths[rows], average, bm25.idf(self.live, len(rows)))
+                bm25.add(scores, rows, counts, norms[rows], bm25.idf(self.live, len(rows)))
         return scores, bm25.query_weight(self.live, having)
 
     def _posting(self, term: str) -> tuple[np.ndarray, np.ndarray]:

@@ -110,6 +110,7 @@ class WarmIndex:
         self.durable = np.zeros(0, dtype=bool)
         self.kind = np.zeros(0, dtype="<U12")
         self.lengths = np.zeros(0, dtype=np.float32)
+        self._norms = bm25.Norms()  # positions are only appended until the next reset (a repack)
         self.prev = np.zeros(0, dtype=np.int64)
         self.next = np.zeros(0, dtype=np.int64)
         self.positions: dict[str, int] = {}
@@ -482,13 +483,13 @@ class WarmIndex:
         scores = np.zeros(self.size, dtype=np.float32)
         if not self.live:
             return scores
-        average = self._length_sum / self.live
+        norms = self._norms.of(self.lengths, self.size, self.live, self._length_sum)
         for term in dict.fromkeys(terms):
             posting = self._posting(term)
             if posting is None:
                 continue
             rows, counts = posting
-            bm25.add(scores, rows, counts, self.lengths[rows], average, bm25.idf(self.live, len(rows)))
+            bm25.add(scores, rows, counts, norms[rows], bm25.idf(self.live, len(rows)))
         return scores
 
     def query_weight(self, terms: Sequence[str]) -> float:

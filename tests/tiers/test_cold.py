@@ -158,6 +158,33 @@ def test_bm25_of_cold_rows_is_the_textbook_formula_as_for_warm_ones() -> None:
         assert got.get(doc, 0.0) == pytest.approx(score, rel=1e-5)
 
 
+def test_bm25_stays_the_textbook_formula_as_rows_leave_and_join_between_searches() -> None:
+    # Each row's length term is kept between searches: made again when a row leaves or joins (and with no
+    # dead position the postings are not looked up in the scope's mask at all).
+    rng = np.random.default_rng(5)
+    index = ColdIndex(DIM)
+    numbers = sorted(TEXTS)
+    index.load(batches(rows(numbers, rng, terms=TEXTS), 3))
+    query = ["tomato", "water", "greenhous"]
+    live = {rid(n): TEXTS[n] for n in numbers}
+
+    def searched() -> dict[str, float]:
+        hits = index.search(rng.normal(size=(1, DIM)).astype(np.float32), query, 50, ColdScope())
+        return {c.id: c.words for c in hits.candidates if c.words > 0}
+
+    for change in ("none", "remove", "put"):
+        if change == "remove":
+            index.remove([rid(numbers[0]), rid(numbers[1])])
+            del live[rid(numbers[0])], live[rid(numbers[1])]
+        if change == "put":
+            index.put(rows([500], rng, terms={500: "tomato tomato water"}))
+            live[rid(500)] = "tomato tomato water"
+        expected = {d: s for d, s in reference_bm25(live, query).items() if s > 0}
+        got = searched()
+        assert got.keys() == expected.keys(), change
+        assert all(got[d] == pytest.approx(expected[d], rel=1e-5) for d in expected), change
+
+
 def test_rows_put_after_the_load_replace_their_id_and_removed_ones_are_never_found() -> None:
     rng = np.random.default_rng(4)
     index = ColdIndex(DIM)
