@@ -407,7 +407,8 @@ class ColdIndex:
         everything = self.live == self.size and not (
             scope.tags or scope.since_us is not None or scope.until_us is not None
         )
-        words, weight = self._bm25(terms, None if everything else mask)
+        in_scope = None if everything else mask
+        words, weight = self._bm25(terms, in_scope)
         hits = ColdHits(self, queries, words, weight)
         if not self.live or not mask.any():
             return hits
@@ -415,7 +416,7 @@ class ColdIndex:
         if len(by_words) > k:
             by_words = by_words[np.argpartition(-words[by_words], k)[:k]]
         exact = self.live <= signs.EXACT_UP_TO
-        pool = np.flatnonzero(mask) if exact else signs.nearest(self.bits, self.size, queries, [mask])
+        pool = np.flatnonzero(mask) if exact else signs.nearest(self.bits, self.size, queries, [in_scope])
         cosine = hits.cosine(pool)
         by_meaning = pool[np.argpartition(-cosine, k)[:k]] if len(pool) > k else pool
         chosen = np.unique(np.concatenate([by_meaning, by_words]))

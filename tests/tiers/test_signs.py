@@ -78,3 +78,17 @@ def test_two_stages_find_what_one_finds_when_the_first_keeps_everything_and_most
     kept = [len(set(a.tolist()) & set(b.tolist())) / len(a) for a, b in zip(one, two, strict=True)]
     assert np.mean(kept) >= 0.9
     assert all(150 <= len(b) <= 400 for b in two)
+
+
+def test_no_scope_means_every_row_in_one_stage_and_in_two(monkeypatch: pytest.MonkeyPatch) -> None:
+    vectors = clustered(5_000, 5)
+    codes = codes_of(vectors)
+    everything = np.ones(5_000, dtype=bool)
+    queries = [vectors[i : i + 1] for i in range(0, 5_000, 500)]
+    for stages_from in (10**9, 1_000):  # one stage; two, the first keeping a fifth of the rows
+        monkeypatch.setattr(signs, "TWO_STAGES_FROM", stages_from)
+        monkeypatch.setattr(signs, "FIRST_KEEP", 1_000)
+        for q in queries:
+            assert signs.nearest(codes, 5_000, q, [None], keep=100).tolist() == (
+                signs.nearest(codes, 5_000, q, [everything], keep=100).tolist()
+            )
