@@ -61,7 +61,8 @@ def nearest(
     chosen = []
     for scope in scopes:
         for form, distance in zip(forms, distances, strict=True):
-            far = np.iinfo(distance.dtype).max
+            # Out of scope: one past the longest distance counted (a short histogram, unlike the dtype's largest).
+            far = distance.dtype.type(64 * first + 1)
             scoped = distance if scope is None else np.where(scope, distance, far)
             if not staged:
                 chosen.append(_scoped_nearest(scoped, keep, 64 * words))
@@ -73,7 +74,12 @@ def nearest(
             chosen.append(rows[_scoped_nearest(whole, keep, 64 * words)])
     if not chosen:
         return np.zeros(0, dtype=np.int64)
-    return np.unique(np.concatenate(chosen)) if len(chosen) > 1 else chosen[0]
+    if len(chosen) == 1:
+        return chosen[0]
+    union = np.zeros(size, dtype=bool)  # sorted and unique without a sort
+    for rows in chosen:
+        union[rows] = True
+    return np.flatnonzero(union)
 
 
 def _scoped_nearest(distance: np.ndarray, keep: int, longest: int, step: int = 1) -> np.ndarray:
