@@ -11,6 +11,7 @@ again at 1,024 tokens: recall_all@1024 alone against with the haystack, in the s
     .venv/bin/python -m tests.bench.locomo ../shared/datasets/locomo-dev/locomo-dev.json
     .venv/bin/python -m tests.bench.locomo ../shared/datasets/locomo-dev/locomo-dev.json --haystack 200000
     .venv/bin/python -m tests.bench.locomo ../shared/datasets/locomo-dev/locomo-dev.json --form keywords
+    .venv/bin/python -m tests.bench.locomo ../shared/datasets/locomo-dev/locomo-dev.json --form topic
 
 `--unit session` stores each session as one long memory (its turns one per line, as meeting notes or a
 transcript are kept; cut where one would pass the tool's 8,000 characters), which the model reads only
@@ -18,7 +19,9 @@ the start of: a returned session covers all its turns.
 
 `--form keywords` asks every question as an agent often does, in keywords: the question with its
 question words, common function words and punctuation taken out, by one general rule
-(`keywords`); the flat baselines are asked the same words.
+(`keywords`); the flat baselines are asked the same words. `--form topic` asks only the last three of
+those words, where an English question puts what it is about (`topic`): a topic rather than a question,
+most often without the person it is about.
 
 The dataset (Maharana et al., ACL 2024, CC BY-NC 4.0) is read from the path given, never copied.
 """
@@ -75,7 +78,17 @@ def keywords(question: str) -> str:
     return " ".join(kept) or question
 
 
-FORMS = {"question": lambda q: q, "keywords": keywords}
+TOPIC_WORDS = 3
+
+
+def topic(question: str) -> str:
+    """A question as the topic an agent looks up: the last TOPIC_WORDS of its keywords, where English puts
+    what a question is about ("When did Caroline go to the LGBTQ support group?": "LGBTQ support group"),
+    most often without who it is about."""
+    return " ".join(keywords(question).split()[-TOPIC_WORDS:])
+
+
+FORMS = {"question": lambda q: q, "keywords": keywords, "topic": topic}
 
 
 @dataclass(frozen=True)
@@ -411,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
         + f"), {sum(i['dropped'] for i in infos)} dropped for having no valid evidence",
         f"recall settings: {recall_settings.describe()}",
         f"stored: one memory per {args.unit}; questions asked as: {args.form}"
-        + (f" (e.g. {keywords(data[0]['qa'][0]['question'])!r})" if args.form != "question" else ""),
+        + (f" (e.g. {FORMS[args.form](data[0]['qa'][0]['question'])!r})" if args.form != "question" else ""),
         f"run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.machine()} {platform.system()}, "
         f"Python {platform.python_version()}, {len(__import__('os').sched_getaffinity(0))} cores, {elapsed:.0f} s",
         "",

@@ -1,8 +1,9 @@
-"""The benchmark's rules: a question asked in keywords, as an agent often does; a session kept whole (pure logic)."""
+"""The benchmark's rules: a question asked in keywords or as a topic, as agents often do; a session kept whole
+(pure logic)."""
 
 from datetime import UTC, datetime
 
-from tests.bench.locomo import FORMS, Turn, keywords, session_parts
+from tests.bench.locomo import FORMS, Turn, keywords, session_parts, topic
 from tiers.records import MAX_CONTENT_CHARS
 
 
@@ -11,6 +12,12 @@ def test_a_question_in_keywords_keeps_its_content_words_in_order_and_drops_quest
     assert keywords("What is Bo's favourite kind of tea?") == "Bo's favourite kind tea"
     assert keywords("Why?") == "Why?"  # nothing left: asked as it was
     assert FORMS["question"]("Where was it?") == "Where was it?"
+
+
+def test_a_question_as_a_topic_is_the_last_three_of_its_keywords() -> None:
+    assert topic("When did Ada go to the pottery class downtown?") == "pottery class downtown"
+    assert topic("When did Ada move to the coast?") == "Ada move coast"  # three keywords or fewer: all of them
+    assert FORMS["topic"]("Why?") == "Why?"
 
 
 def test_a_session_is_kept_whole_unless_one_memory_would_pass_the_content_limit() -> None:
