@@ -212,12 +212,13 @@ class _WarmPart:
         self._known[missing] = True
 
     def _choose(self, index: WarmIndex, reach: int, vectors: np.ndarray) -> None:
+        size = len(self.mask)
         inside = np.flatnonzero(self.mask)
-        worded = inside[self.words[inside] > 0]
+        worded = np.flatnonzero(self.mask & (self.words > 0))
         meant = inside if self.near is None else self.near  # the rows scored by meaning
         durable = meant[index.durable[: index.size][meant]]
         picked = [_top(self.cosine, meant), _top(self.words, worded), _top(self.cosine, durable)]
-        rows = np.unique(np.concatenate(picked))
+        rows = _union(size, picked)
         found = [rows]
         for links in (index.prev, index.next):
             at = rows
@@ -225,7 +226,7 @@ class _WarmPart:
                 at = links[at]
                 at = at[at >= 0]
                 found.append(at)
-        chosen = np.unique(np.concatenate(found))
+        chosen = _union(size, found)
         self.chosen = chosen[self.mask[chosen]]
         if self.near is None:
             self.scored = (self.cosine[inside], self.words[worded])
@@ -244,6 +245,14 @@ class _WarmPart:
 
     def position(self, pool_position: int) -> int:
         return pool_position if self.chosen is None else int(self.chosen[pool_position])
+
+
+def _union(size: int, parts: Sequence[np.ndarray]) -> np.ndarray:
+    """The positions (below `size`) in any of `parts`, sorted, each once: np.unique without its sort."""
+    hit = np.zeros(size, dtype=bool)
+    for part in parts:
+        hit[part] = True
+    return np.flatnonzero(hit)
 
 
 def _top(scores: np.ndarray, rows: np.ndarray) -> np.ndarray:
