@@ -218,7 +218,7 @@ class _WarmPart:
         meant = inside if self.near is None else self.near  # the rows scored by meaning
         durable = meant[index.durable[: index.size][meant]]
         picked = [_top(self.cosine, meant), _top(self.words, worded), _top(self.cosine, durable)]
-        rows = _union(size, picked)
+        rows = signs.union(size, picked)
         found = [rows]
         for links in (index.prev, index.next):
             at = rows
@@ -226,7 +226,7 @@ class _WarmPart:
                 at = links[at]
                 at = at[at >= 0]
                 found.append(at)
-        chosen = _union(size, found)
+        chosen = signs.union(size, found)
         self.chosen = chosen[self.mask[chosen]]
         if self.near is None:
             self.scored = (self.cosine[inside], self.words[worded])
@@ -245,14 +245,6 @@ class _WarmPart:
 
     def position(self, pool_position: int) -> int:
         return pool_position if self.chosen is None else int(self.chosen[pool_position])
-
-
-def _union(size: int, parts: Sequence[np.ndarray]) -> np.ndarray:
-    """The positions (below `size`) in any of `parts`, sorted, each once: np.unique without its sort."""
-    hit = np.zeros(size, dtype=bool)
-    for part in parts:
-        hit[part] = True
-    return np.flatnonzero(hit)
 
 
 def _top(scores: np.ndarray, rows: np.ndarray) -> np.ndarray:

@@ -74,12 +74,15 @@ def nearest(
             chosen.append(rows[_scoped_nearest(whole, keep, 64 * words)])
     if not chosen:
         return np.zeros(0, dtype=np.int64)
-    if len(chosen) == 1:
-        return chosen[0]
-    union = np.zeros(size, dtype=bool)  # sorted and unique without a sort
-    for rows in chosen:
-        union[rows] = True
-    return np.flatnonzero(union)
+    return chosen[0] if len(chosen) == 1 else union(size, chosen)
+
+
+def union(size: int, parts: Sequence[np.ndarray]) -> np.ndarray:
+    """The positions (below `size`) in any of `parts`, sorted, each once: np.unique without its sort."""
+    hit = np.zeros(size, dtype=bool)
+    for part in parts:
+        hit[part] = True
+    return np.flatnonzero(hit)
 
 
 def _scoped_nearest(distance: np.ndarray, keep: int, longest: int, step: int = 1) -> np.ndarray:
