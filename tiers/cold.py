@@ -306,9 +306,16 @@ class ColdIndex:
         """FIELDS of every position, dead ones included."""
         return pa.Table.from_batches(self._fields) if self._fields else pa.table({})
 
-    def records(self, ids: Sequence[str]) -> list[Record]:
-        """The live records among `ids`, in full, as this index last saw the table (no read)."""
-        found = [(rid, p) for rid, p in ((rid, self.position(rid)) for rid in dict.fromkeys(ids)) if p >= 0]
+    def records(self, ids: Sequence[str], hints: Sequence[int] | None = None) -> list[Record]:
+        """The live records among `ids`, in full, as this index last saw the table (no read).
+
+        `hints`: where each id was when a search found it; taken when that position still holds it alive (a
+        lookup by id otherwise), which spares 50 lookups in a sorted million ids (0.5 ms).
+        """
+        if hints is None:
+            hints = [-1] * len(ids)
+        wanted = dict(zip(ids, hints, strict=True))
+        found = [(rid, p) for rid, p in ((rid, self._hinted(rid, hint)) for rid, hint in wanted.items()) if p >= 0]
         if not found:
             return []
         positions = np.asarray([p for _, p in found], dtype=np.int64)
@@ -325,6 +332,11 @@ class ColdIndex:
         for slot, record in zip(slots, records, strict=True):
             out[slot] = record
         return out
+
+    def _hinted(self, rid: str, hint: int) -> int:
+        if 0 <= hint < self.size and self.alive[hint] and int(self.ids[hint]) == int(rid, 16):
+            return hint
+        return self.position(rid)
 
     def position(self, rid: str) -> int:
         """Where a live record is, or -1."""
@@ -489,15 +501,70 @@ class ColdIndex:
         return np.concatenate(parts_rows), np.concatenate(parts_counts)
 
 
+class Found:
+    """Cold rows a search found, column by column, with only what ranking needs; a row's record is read if it ranks.
+
+    Columns, not an object per row: a search finds some 400 rows, and making a tuple and five hex ids for
+    each was 1.3-1.6 ms of a recall; the ids here are made in one pass, the links' ids only where asked.
+    """
+
+    def __init__(self, index: ColdIndex, positions: np.ndarray, cosine: np.ndarray, words: np.ndarray) -> None:
+        self.positions = positions  # where each row is in `index`
+        self.ids = _hex(index.ids[positions])
+        self.kind = _KIND_TEXT[index.kind[positions]]
+        self.durable = index.durable[positions]
+        self.before = index.before[positions]  # (rows, LINKS) ids as numbers, nearest first; _NONE: no neighbour
+        self.after = index.after[positions]
+        self.cosine = cosine.astype(np.float32)  # int8 cosine over the query's forms (0: not scored by meaning)
+        self.words = words.astype(np.float32)  # BM25 over the stored terms (0: none of the query's terms)
+        self._first: tuple[list[str | None], list[str | None]] | None = None
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def take(self, rows: np.ndarray) -> Found:
+        """These rows (positions in this Found), in this order."""
+        out = object.__new__(Found)
+        out.ids = [self.ids[row] for row in rows.tolist()]
+        out._first = None
+        for name in ("positions", "kind", "durable", "before", "after", "cosine", "words"):
+            setattr(out, name, getattr(self, name)[rows])
+        return out
+
+    def first_links(self) -> tuple[list[str | None], list[str | None]]:
+        """Each row's nearest neighbour before and after it, by id (None: it has none)."""
+        if self._first is None:
+            self._first = _hex_or_none(self.before[:, 0]), _hex_or_none(self.after[:, 0])
+        return self._first
+
+    def links(self, row: int, reach: int) -> list[str]:
+        """Ids of a row's neighbours up to `reach` on each side: before it, nearest first, then after it."""
+        numbers = np.concatenate([self.before[row, :reach], self.after[row, :reach]])
+        return _hex(numbers[numbers != _NONE])
+
+    def candidates(self) -> list[Candidate]:
+        """The rows as Candidates (for a reader that wants one object a row; a recall reads the columns)."""
+        before, after = ([tuple(_hex(links[links != _NONE])) for links in side] for side in (self.before, self.after))
+        columns = zip(self.ids, self.kind.tolist(), self.durable.tolist(), before, after, strict=True)
+        return [
+            Candidate(rid, kind, durable, b, a, float(c), float(w))
+            for (rid, kind, durable, b, a), c, w in zip(columns, self.cosine, self.words, strict=True)
+        ]
+
+
 class ColdHits:
-    """One search's candidates, and the means to score more rows (a hit's neighbours) the same way."""
+    """One search's rows found, and the means to score more rows (a hit's neighbours) the same way."""
 
     def __init__(self, index: ColdIndex, queries: np.ndarray, words: np.ndarray, weight: float) -> None:
         self.index = index
         self.queries = queries
         self.words = words
         self.weight = weight  # the query's terms' weight among the cold rows, to put `words` on a shared scale
-        self.candidates: list[Candidate] = []
+        self.found = Found(index, np.zeros(0, dtype=np.int64), np.zeros(0, np.float32), np.zeros(0, np.float32))
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        return self.found.candidates()
 
     def cosine(self, positions: np.ndarray) -> np.ndarray:
         index = self.index
@@ -508,51 +575,30 @@ class ColdHits:
         return (codes @ self.queries.T).max(axis=1) * index.scale[positions]
 
     def add(self, positions: np.ndarray, cosine: np.ndarray) -> None:
-        self.candidates.extend(self._candidates(positions, cosine))
+        self.found = Found(self.index, positions, cosine, self.words[positions])
 
-    def lookup(self, ids: Sequence[str]) -> list[Candidate]:
-        """Candidates for these ids where they are live cold rows (a hit's neighbours, not found by the search)."""
+    def lookup(self, ids: Sequence[str]) -> Found:
+        """The rows of these ids where they are live cold rows (a hit's neighbours, not found by the search)."""
         positions = np.asarray([p for p in (self.index.position(rid) for rid in ids) if p >= 0], dtype=np.int64)
-        return self._candidates(positions, self.cosine(positions))
+        return Found(self.index, positions, self.cosine(positions), self.words[positions])
 
-    def _candidates(self, positions: np.ndarray, cosine: np.ndarray) -> list[Candidate]:
-        index = self.index
-        if not len(positions):
-            return []
-        before, after = index.before[positions], index.after[positions]
-        # Each row's id, then its links before and after (filled from the first slot), as text in one pass.
-        texts = _hex(np.concatenate([index.ids[positions][:, None], before, after], axis=1))
-        width = 1 + 2 * LINKS
-        before_count = (before != _NONE).sum(axis=1).tolist()
-        after_count = (after != _NONE).sum(axis=1).tolist()
-        columns = zip(
-            range(0, len(texts), width),
-            before_count,
-            after_count,
-            index.kind[positions].tolist(),
-            index.durable[positions].tolist(),
-            cosine.tolist(),
-            self.words[positions].tolist(),
-            strict=True,
-        )
-        return [
-            Candidate(
-                texts[at],
-                _KINDS[kind],
-                durable,
-                tuple(texts[at + 1 : at + 1 + nb]),
-                tuple(texts[at + 1 + LINKS : at + 1 + LINKS + na]),
-                similarity,
-                words,
-            )
-            for at, nb, na, kind, durable, similarity, words in columns
-        ]
+
+_KIND_TEXT = np.asarray(_KINDS)
+_DIGITS = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+_NIBBLES = np.arange(44, -1, -4, dtype=np.uint64)  # the 12 hex digits of a 48-bit id, most significant first
 
 
 def _hex(numbers: np.ndarray) -> list[str]:
-    """48-bit numbers (any shape, read in order) as 12-digit hex ids."""
-    digits = numbers.astype(">u8").tobytes().hex()
-    return [digits[at + 4 : at + 16] for at in range(0, len(digits), 16)]
+    """48-bit numbers as 12-digit hex ids, in one pass (400 in about a tenth of the time of a format each)."""
+    digits = _DIGITS[(numbers.astype(np.uint64)[:, None] >> _NIBBLES) & np.uint64(15)]
+    return digits.view("S12").ravel().astype("U12").tolist()
+
+
+def _hex_or_none(numbers: np.ndarray) -> list[str | None]:
+    texts: list[str | None] = list(_hex(numbers))
+    for at in np.flatnonzero(numbers == _NONE).tolist():
+        texts[at] = None
+    return texts
 
 
 def _links(column: pa.ChunkedArray) -> np.ndarray:

@@ -14,11 +14,13 @@ Measured again once a large warm tier was scored by its sign codes, 200 recalls 
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
+import numpy.typing as npt
 
 from tiers import recall as ranking
 from tiers import signs
@@ -27,7 +29,7 @@ from tiers.hot import Entry
 from tiers.parts import Parts
 from tiers.records import Record, Tier
 from tiers.rules import hot_rid
-from tiers.store import Candidate, ColdHits, cold_scope
+from tiers.store import ColdHits, Found, cold_scope
 from tiers.terms import words
 from tiers.timeparse import as_utc
 from tiers.warm import Scope, WarmIndex
@@ -128,7 +130,8 @@ class Search:
             shared = settings.shared_words
             warm = _WarmPart(index, query, Tier.WARM in query.tiers, settings.reach, shared)
             pool = _PoolBuilder(warm, index, query, held, hits.weight if hits is not None and shared else 0.0)
-            pool.add_candidates(hits.candidates if hits is not None else [])
+            if hits is not None:
+                pool.add_candidates(hits.found)
             found = ranking.rank(pool.build(), query.text, settings, limit, query.default, kinds)
             # The best cold hits' neighbours join from the cold index, to be lent their score; then one read
             # of the cold records that rank: the rest stay unread.
@@ -136,9 +139,9 @@ class Search:
             if missing and hits is not None:
                 pool.add_candidates(store.cold_lookup(hits, missing))
                 found = ranking.rank(pool.build(), query.text, settings, limit, query.default, kinds)
-            wanted = pool.unread([i for i, _, _ in found])
+            wanted, where = pool.unread([i for i, _, _ in found])
             if wanted:
-                pool.add_records(store.cold_records(wanted))  # fewer than asked when one was forgotten meanwhile
+                pool.add_records(store.cold_records(wanted, where))  # fewer than asked when one was forgotten meanwhile
             index.make_rows(warm.position(i) for i, _, _ in found if i < warm.size)
             return [
                 ranking.Ranked(pool.record(i), score, similarity) for i, score, similarity in found if pool.readable(i)
@@ -254,7 +257,7 @@ def _top(scores: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 
 class _PoolBuilder:
-    """Warm rows in pool order (all, or those that can rank), then cold candidates after them, as ranking arrays."""
+    """Warm rows in pool order (all, or those that can rank), then cold rows found after them, as ranking arrays."""
 
     def __init__(
         self,
@@ -271,22 +274,39 @@ class _PoolBuilder:
         self.index = index
         self.query = query
         self.held = held
-        self.cold: list[Candidate] = []
+        self.found: list[Found] = []  # the cold rows in the pool, in pool order, as the searches found them
+        self.cold: list[str] = []  # their ids
+        self.starts: list[int] = []  # where each part of `found` starts among the cold rows
         self.position: dict[str, int] = {}
         self.records: dict[str, Record] = {}
 
-    def add_candidates(self, candidates: Sequence[Candidate]) -> None:
-        for candidate in candidates:
-            rid = candidate.id
-            if rid in self.position or rid in self.index.positions:
+    def add_candidates(self, found: Found) -> None:
+        start = len(self.cold)
+        position, warm, at = self.position, self.index.positions, self.warm.size + start
+        taken: list[int] = []
+        for row, rid in enumerate(found.ids):
+            if rid in position or rid in warm:
                 continue
-            self.position[rid] = self.warm.size + len(self.cold)
-            self.cold.append(candidate)
+            position[rid] = at + len(taken)
+            taken.append(row)
+        if not taken:
+            return
+        self.starts.append(start)
+        if len(taken) == len(found):
+            self.cold += found.ids
+            self.found.append(found)
+        else:
+            self.cold += [found.ids[row] for row in taken]
+            self.found.append(found.take(np.asarray(taken, dtype=np.int64)))
 
     def add_records(self, records: Sequence[Record]) -> None:
         """Cold records read in full, for pool rows that ranked."""
         for record in records:
             self.records[record.id] = record
+
+    def _column(self, name: str, dtype: npt.DTypeLike) -> np.ndarray:
+        parts = [getattr(found, name) for found in self.found]
+        return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype=dtype)
 
     def build(self) -> ranking.Pool:
         warm = self.warm
@@ -295,12 +315,14 @@ class _PoolBuilder:
         n = len(self.cold)
         prev = np.concatenate([self._linked(index.prev), np.full(n, -1, dtype=np.int64)])
         nxt = np.concatenate([self._linked(index.next), np.full(n, -1, dtype=np.int64)])
-        for offset, candidate in enumerate(self.cold):
-            at = size + offset
-            prev[at] = self._at(candidate.before)
-            nxt[at] = self._at(candidate.after)
-        cold_cosine = np.asarray([c.cosine for c in self.cold], np.float32)
-        cold_words = _share(np.asarray([c.words for c in self.cold], np.float32), self.cold_weight)
+        at = size
+        for found in self.found:
+            before, after = found.first_links()
+            prev[at : at + len(found)] = [self._at(rid) for rid in before]
+            nxt[at : at + len(found)] = [self._at(rid) for rid in after]
+            at += len(found)
+        cold_cosine = self._column("cosine", np.float32)
+        cold_words = _share(self._column("words", np.float32), self.cold_weight)
         medians = None
         if warm.scored is not None:  # the medians as if every warm row in scope were in the pool
             cosine, words = warm.scored
@@ -311,7 +333,7 @@ class _PoolBuilder:
             )
         mask = np.concatenate([warm.take(warm.mask), np.ones(n, dtype=bool)])
         for rid in self.held:
-            at = self._at((rid,))
+            at = self._at(rid)
             if at >= 0:
                 mask[at] = False
         return ranking.Pool(
@@ -319,8 +341,8 @@ class _PoolBuilder:
             words=np.concatenate([warm.take(warm.words), cold_words]),
             mask=mask,
             cold=np.concatenate([np.zeros(size, dtype=bool), np.ones(n, dtype=bool)]),
-            durable=np.concatenate([warm.take(index.durable), np.asarray([c.durable for c in self.cold], bool)]),
-            kind=np.concatenate([warm.take(index.kind), np.asarray([c.kind for c in self.cold], "<U12")]),
+            durable=np.concatenate([warm.take(index.durable), self._column("durable", bool)]),
+            kind=np.concatenate([warm.take(index.kind), self._column("kind", "<U12")]),
             prev=prev,
             next=nxt,
             medians=medians,
@@ -334,13 +356,13 @@ class _PoolBuilder:
         out[has] = self.warm.where[targets[has]]
         return out
 
-    def _at(self, links: tuple[str, ...]) -> int:
-        """The pool position of the nearest linked record, if it is in the pool (warm or cold)."""
-        if not links:
+    def _at(self, rid: str | None) -> int:
+        """The pool position of a record, if it is in the pool (warm or cold)."""
+        if rid is None:
             return -1
-        rid = links[0]
-        if rid in self.position:
-            return self.position[rid]
+        at = self.position.get(rid)
+        if at is not None:
+            return at
         warm = self.index.positions.get(rid, -1)
         return int(self.warm.where[warm]) if warm >= 0 and self.warm.mask[warm] else -1
 
@@ -350,24 +372,40 @@ class _PoolBuilder:
         for position in best:
             if position < self.warm.size:
                 continue
-            candidate = self.cold[position - self.warm.size]
-            for rid in (*candidate.before[:reach], *candidate.after[:reach]):
+            part, row = self._part(position)
+            for rid in self.found[part].links(row, reach):
                 if rid not in self.position and rid not in self.index.positions and rid not in out:
                     out.append(rid)
         return out
 
-    def unread(self, positions: Sequence[int]) -> list[str]:
-        """Ids of the cold rows among `positions` whose full record has not been read."""
-        ids = [self.cold[p - self.warm.size].id for p in positions if p >= self.warm.size]
-        return [rid for rid in ids if rid not in self.records]
+    def unread(self, positions: Sequence[int]) -> tuple[list[str], list[int]]:
+        """Ids of the cold rows among `positions` whose full record has not been read, and where the cold index
+        had each one when it was found."""
+        ids, where = [], []
+        for p in positions:
+            if p < self.warm.size:
+                continue
+            rid = self.cold[p - self.warm.size]
+            if rid in self.records:
+                continue
+            part, row = self._part(p)
+            ids.append(rid)
+            where.append(int(self.found[part].positions[row]))
+        return ids, where
+
+    def _part(self, position: int) -> tuple[int, int]:
+        """Which part of `found` a cold pool position is in, and its row there."""
+        offset = position - self.warm.size
+        part = bisect.bisect_right(self.starts, offset) - 1
+        return part, offset - self.starts[part]
 
     def readable(self, position: int) -> bool:
-        return position < self.warm.size or self.cold[position - self.warm.size].id in self.records
+        return position < self.warm.size or self.cold[position - self.warm.size] in self.records
 
     def record(self, position: int) -> Record:
         if position < self.warm.size:
             return self.index.record(self.warm.position(position))
-        return self.records[self.cold[position - self.warm.size].id]
+        return self.records[self.cold[position - self.warm.size]]
 
 
 def _micros(value: datetime | None) -> int | None:

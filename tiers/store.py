@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute
 
 from tiers.cold import COLUMNS as COLD_COLUMNS
-from tiers.cold import Candidate, ColdHits, ColdIndex, ColdScope
+from tiers.cold import Candidate, ColdHits, ColdIndex, ColdScope, Found
 from tiers.embedder import DEFAULT_MODEL
 from tiers.errors import CorruptFile, ModelMismatch
 from tiers.files import read_json_object, write_atomic
@@ -53,7 +53,7 @@ DEFAULT_DIM = 384  # of the default model: what a damaged store.json is told to 
 _ROW_COLUMNS = [*RECORD_COLUMNS, "hash", "terms", "vector"]
 _HIT_COLUMNS = [*RECORD_COLUMNS, "hash", "vector"]
 
-__all__ = ["Candidate", "ColdHits", "ColdScope", "Store", "check_id"]
+__all__ = ["Candidate", "ColdHits", "ColdScope", "Found", "Store", "check_id"]
 
 
 class Store:
@@ -394,20 +394,21 @@ class Store:
         with self.cold() as index:
             return index.search(vectors, list(terms), k, scope)
 
-    def cold_lookup(self, hits: ColdHits, ids: Sequence[str]) -> list[Candidate]:
-        """Candidates for cold ids the search did not find (a hit's neighbours), scored as it scored its own."""
+    def cold_lookup(self, hits: ColdHits, ids: Sequence[str]) -> Found:
+        """Cold ids the search did not find (a hit's neighbours), scored as it scored its own rows."""
         with self._cold_guard:
             return hits.lookup(ids)
 
-    def cold_records(self, ids: Sequence[str]) -> list[Record]:
+    def cold_records(self, ids: Sequence[str], hints: Sequence[int] | None = None) -> list[Record]:
         """Cold records in full (those a recall returns), from the cold index: no read of the table.
 
-        Fewer than asked when one left cold since the search that found it.
+        Fewer than asked when one left cold since the search that found it; `hints`: where the search found
+        each one in the cold index.
         """
         if not ids:
             return []
         with self.cold() as index:
-            return index.records(ids)
+            return index.records(ids, hints)
 
     def lifecycle_rows(self, ids: Iterable[str] = ()) -> list[dict[str, Any]]:
         """What the tier rules read: every warm record, and those cold records named (the recalled ones)."""

@@ -213,13 +213,35 @@ def test_a_lookup_scores_ids_the_search_did_not_return_and_carries_their_links()
     query = rng.normal(size=(1, DIM)).astype(np.float32)
     hits = index.search(query, ["word1"], 1, ColdScope())
 
-    looked_up = {c.id: c for c in hits.lookup([rid(2), rid(1), rid(77)])}
+    found = hits.lookup([rid(2), rid(1), rid(77)])
+    looked_up = {c.id: c for c in found.candidates()}
 
     assert set(looked_up) == {rid(1), rid(2)}
     assert looked_up[rid(2)].before == (rid(1), rid(0))
     assert looked_up[rid(2)].after == ()
     assert looked_up[rid(1)].words > 0 and looked_up[rid(2)].words == 0
     assert looked_up[rid(1)].kind == "health" and looked_up[rid(1)].durable
+    at = found.ids.index(rid(2))
+    assert found.links(at, 1) == [rid(1)] and found.links(at, 2) == [rid(1), rid(0)]
+    assert found.first_links()[0][at] == rid(1) and found.first_links()[1][at] is None
+    assert [found.ids[i] for i in (1, 0)] == found.take(np.asarray([1, 0])).ids
+
+
+def test_records_take_a_hinted_position_only_while_it_still_holds_that_record() -> None:
+    rng = np.random.default_rng(8)
+    index = ColdIndex(DIM)
+    index.load(batches(rows(range(6), rng), 8))
+    first = index.position(rid(3))
+
+    assert [r.id for r in index.records([rid(3)], [first])] == [rid(3)]
+    assert [r.id for r in index.records([rid(3)], [index.position(rid(4))])] == [rid(3)]  # a wrong hint: by id
+    assert [r.id for r in index.records([rid(3)], [10_000])] == [rid(3)]  # past the end: by id
+    index.put(rows([3], rng))  # the same id again, at a new position: the old one is dead
+    again = index.position(rid(3))
+    assert again != first
+    assert [r.id for r in index.records([rid(3)], [first])] == [rid(3)]
+    index.remove([rid(3)])
+    assert index.records([rid(3)], [again]) == []
 
 
 def test_a_scope_keeps_to_its_tags_and_its_time_span() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tiers.cold import Candidate
+from tiers.cold import ColdHits, ColdIndex
 from tiers.embedder import FastEmbedder
 from tiers.hot import Entry
 from tiers.memory import Memory, MemorySettings
@@ -27,6 +27,7 @@ from tiers.recall import (
 )
 from tiers.records import DURABLE_KINDS, Kind, MemoryIn, Record, Tier, tokens_of
 from tiers.search import Query, _PoolBuilder, _WarmPart
+from tiers.store import _table as store_table
 from tiers.terms import document_terms, words
 from tiers.warm import Row, Scope, WarmIndex
 
@@ -60,20 +61,14 @@ def _pool(rows: list[Row], query: Query) -> Pool:
     index = _index([r for r in rows if r.record.tier is Tier.WARM])
     builder = _PoolBuilder(_WarmPart(index, query, True, 2), index, query)
     cold = [r for r in rows if r.record.tier is Tier.COLD]
-    builder.add_candidates(
-        [
-            Candidate(
-                r.record.id,
-                r.record.kind.value,
-                r.record.protected and not r.record.superseded_by,
-                r.before,
-                r.after,
-                float((query.vectors @ r.vector).max()),
-                0.0,
-            )
-            for r in cold
-        ]
-    )
+    if cold:
+        cold_index = ColdIndex(DIM)
+        cold_index.put(store_table(cold, DIM))
+        found = ColdHits(cold_index, query.vectors, np.zeros(len(cold), np.float32), 0.0).lookup(
+            [r.record.id for r in cold]
+        )
+        found.cosine = np.asarray([(query.vectors @ r.vector).max() for r in cold], np.float32)  # exact, not int8
+        builder.add_candidates(found)
     builder.add_records([r.record for r in cold])
     return builder.build()
 
