@@ -29,6 +29,7 @@ The dataset (Maharana et al., ACL 2024, CC BY-NC 4.0) is read from the path give
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import platform
 import re
@@ -176,6 +177,16 @@ def load_questions(qa: list[dict[str, Any]], known: set[str]) -> tuple[list[Ques
             continue
         questions.append(Question(item["question"], item["category"], frozenset(ids)))
     return questions, dropped
+
+
+def with_values(settings: ranking.RecallSettings, pairs: Sequence[str]) -> ranking.RecallSettings:
+    """The settings with each NAME=VALUE given, the value read as the setting's own type."""
+    changed: dict[str, object] = {}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        kind = type(getattr(settings, name))
+        changed[name] = value.lower() in ("1", "true", "yes") if kind is bool else kind(value)
+    return dataclasses.replace(settings, **changed)
 
 
 def settings_list() -> list[tuple[str, int, int | None]]:
@@ -384,6 +395,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
     parser.add_argument("--no-sweep", action="store_true", help="skip the after-sweep table")
     parser.add_argument("--off", nargs="*", default=[], help="recall techniques to switch off (ablation)")
+    parser.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE", help="recall settings to change (tuning)")
     parser.add_argument("--haystack", type=int, default=0, help="also store each conversation among N cold memories")
     parser.add_argument("--pool", type=int, default=20_000, help="texts the model embeds for the haystack (cached)")
     parser.add_argument("--form", choices=list(FORMS), default="question", help="how each question is asked")
@@ -398,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.haystack:
         pool = synthetic.memos(1, args.pool)
         haystack = Haystack(args.haystack, pool, synthetic.pool_vectors([m.text for m in pool], embedder))
-    recall_settings = ranking.RecallSettings().without(*args.off)
+    recall_settings = with_values(ranking.RecallSettings().without(*args.off), args.set)
     settings = MemorySettings(recall=recall_settings)
     tally, after = Tally(), Tally()
     halves = {half: (Tally(), Tally()) for half in HALVES}

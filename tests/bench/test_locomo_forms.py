@@ -1,9 +1,10 @@
-"""The benchmark's rules: a question asked in keywords or as a topic, as agents often do; a session kept whole
-(pure logic)."""
+"""The benchmark's rules: a question asked in keywords or as a topic, as agents often do; a session kept whole;
+settings changed for a tuning run (pure logic)."""
 
 from datetime import UTC, datetime
 
-from tests.bench.locomo import FORMS, Turn, keywords, session_parts, topic
+from tests.bench.locomo import FORMS, Turn, keywords, session_parts, topic, with_values
+from tiers.recall import RecallSettings
 from tiers.records import MAX_CONTENT_CHARS
 
 
@@ -29,3 +30,9 @@ def test_a_session_is_kept_whole_unless_one_memory_would_pass_the_content_limit(
     assert [t for part in parts for t in part] == long  # every turn once, in order
     assert all(len("\n".join(t.content for t in part)) <= MAX_CONTENT_CHARS for part in parts)
     assert [len(part) for part in parts] == [2, 2, 1]
+
+
+def test_settings_given_as_name_and_value_take_each_settings_own_type() -> None:
+    changed = with_values(RecallSettings(), ["reach=3", "neighbours=0.5", "grouped=false", "perspective=1"])
+    assert (changed.reach, changed.neighbours, changed.grouped, changed.perspective) == (3, 0.5, False, True)
+    assert with_values(RecallSettings(), []) == RecallSettings()
