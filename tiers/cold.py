@@ -481,7 +481,7 @@ class ColdIndex:
                 rows, counts = rows[keep], counts[keep]
             having.append(len(rows))
             if len(rows):
-                bm25.add(scores, rows, counts, norms[rows], bm25.idf(self.live, len(rows)))
+                bm25.add(scores, rows, counts, np.take(norms, rows), bm25.idf(self.live, len(rows)))
         return scores, bm25.query_weight(self.live, having)
 
     def _posting(self, term: str) -> tuple[np.ndarray, np.ndarray]:

@@ -491,7 +491,7 @@ class WarmIndex:
             if posting is None:
                 continue
             rows, counts = posting
-            bm25.add(scores, rows, counts, norms[rows], bm25.idf(self.live, len(rows)))
+            bm25.add(scores, rows, counts, np.take(norms, rows), bm25.idf(self.live, len(rows)))
         return scores
 
     def query_weight(self, terms: Sequence[str]) -> float:
