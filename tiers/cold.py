@@ -506,7 +506,8 @@ class Found:
     """Cold rows a search found, column by column, with only what ranking needs; a row's record is read if it ranks.
 
     Columns, not an object per row: a search finds some 400 rows, and making a tuple and five hex ids for
-    each was 1.3-1.6 ms of a recall; the ids here are made in one pass, the links' ids only where asked.
+    each took 1.52 ms where this (with the first links' ids) takes 0.72 (400 rows of a 1M store, 300 times
+    each, alternating); the ids are made in one pass, the further links' ids only where asked.
     """
 
     def __init__(self, index: ColdIndex, positions: np.ndarray, cosine: np.ndarray, words: np.ndarray) -> None:
@@ -591,7 +592,7 @@ _NIBBLES = np.arange(44, -1, -4, dtype=np.uint64)  # the 12 hex digits of a 48-b
 
 
 def _hex(numbers: np.ndarray) -> list[str]:
-    """48-bit numbers as 12-digit hex ids, in one pass (400 in about a tenth of the time of a format each)."""
+    """48-bit numbers as 12-digit hex ids, in one numpy pass."""
     digits = _DIGITS[(numbers.astype(np.uint64)[:, None] >> _NIBBLES) & np.uint64(15)]
     return digits.view("S12").ravel().astype("U12").tolist()
 
