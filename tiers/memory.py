@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from tiers import blas
 from tiers import recall as ranking
 from tiers.embedder import Embedder
 from tiers.hot import Entry, HotProfile
@@ -38,7 +39,11 @@ class Memory:
         settings: MemorySettings | None = None,
         new_id: Callable[[], str] = random_id,
     ) -> None:
-        """`new_id` makes record ids, injectable like the clock so that a simulation is reproducible."""
+        """`new_id` makes record ids, injectable like the clock so that a simulation is reproducible.
+
+        numpy's BLAS is set to one thread for the whole process (tiers/blas.py: recall's products are small).
+        """
+        blas.one_thread()
         self.parts = Parts(folder, embedder, settings or MemorySettings(), new_id)
         self._writer = Writer(self.parts)
         self._editor = ProfileEditor(self.parts, self._writer)
