@@ -15,28 +15,34 @@ from __future__ import annotations
 import ctypes
 import threading
 from pathlib import Path
+from typing import Any
 
 _SETTERS = ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads", "openblas_set_num_threads")
 _GETTERS = ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads", "openblas_get_num_threads")
 _lock = threading.Lock()
-_done = False
+_set: bool | None = None  # None: not tried yet in this process
 
 
 def one_thread() -> bool:
-    """Set the loaded OpenBLAS to one thread (once per process); whether one was found and set."""
-    global _done
+    """Set the loaded OpenBLAS to one thread (tried once per process); whether one was found and set."""
+    global _set
     with _lock:
-        if not _done:
-            _done = _call(_SETTERS, 1) is not None
-        return _done
+        if _set is None:
+            setter = _function(_SETTERS)
+            if setter is not None:
+                setter(1)
+            _set = setter is not None
+        return _set
 
 
 def threads() -> int | None:
     """The loaded OpenBLAS's thread count, or None where none is found."""
-    return _call(_GETTERS)
+    getter = _function(_GETTERS)
+    return None if getter is None else int(getter())
 
 
-def _call(names: tuple[str, ...], *args: int) -> int | None:
+def _function(names: tuple[str, ...]) -> Any:
+    """The first of these C functions in an OpenBLAS this process has loaded, or None."""
     for path in _loaded():
         try:
             library = ctypes.CDLL(path)  # already loaded by numpy: the same library, not a second copy
@@ -45,8 +51,7 @@ def _call(names: tuple[str, ...], *args: int) -> int | None:
         for name in names:
             function = getattr(library, name, None)
             if function is not None:
-                result = function(*args)  # a setter returns nothing: 0 then says it was found
-                return 0 if args else int(result)
+                return function
     return None
 
 
@@ -57,5 +62,5 @@ def _loaded() -> list[str]:
         maps = Path("/proc/self/maps").read_text()
     except OSError:
         return []
-    paths = {line.split()[-1] for line in maps.splitlines() if line.count("/") and "openblas" in line.lower()}
+    paths = {line.split()[-1] for line in maps.splitlines() if "openblas" in line.lower()}
     return sorted(p for p in paths if p.startswith("/") and "openblas" in Path(p).name.lower())
