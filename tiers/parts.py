@@ -13,7 +13,7 @@ import numpy as np
 
 from tiers import recall as ranking
 from tiers.candidates import Candidates
-from tiers.embedder import Embedder
+from tiers.embedder import Embedder, embed_queries
 from tiers.heat import HeatRules
 from tiers.hot import HotProfile
 from tiers.ledger import Ledger
@@ -90,7 +90,7 @@ class Parts:
         """Vectors of short texts recall compares queries with (profile entries, kind names), embedded once."""
         missing = [t for t in dict.fromkeys(texts) if t not in self._short_vectors]
         if missing:
-            for text, vector in zip(missing, self.embedder.embed(missing), strict=True):
+            for text, vector in zip(missing, embed_queries(self.embedder, missing), strict=True):
                 self._short_vectors[text] = vector
         return np.stack([self._short_vectors[t] for t in texts])
 

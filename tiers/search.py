@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from tiers import recall as ranking
 from tiers import signs
+from tiers.embedder import embed_queries
 from tiers.errors import InvalidInput
 from tiers.hot import Entry
 from tiers.parts import Parts
@@ -109,7 +110,7 @@ class Search:
         settings = self.parts.settings.recall
         chosen = tuple(dict.fromkeys(tiers)) if tiers else (Tier.WARM, Tier.COLD)
         forms = ranking.query_forms(query, settings)
-        vectors = self.parts.embedder.embed(forms)
+        vectors = embed_queries(self.parts.embedder, forms)
         terms = words(forms[-1]) + ranking.wants_time(query, settings)
         searched = tuple(t for t in chosen if t is not Tier.HOT)
         return Query(query, forms, vectors, terms, searched, tuple(tags), since, until, tiers is None)

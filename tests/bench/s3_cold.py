@@ -107,6 +107,9 @@ class Remembering:
         self._made: list[np.ndarray] = []
         self._seen: dict[str, np.ndarray] = {}
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.model.embed_queries(list(texts))
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), np.float32)

@@ -147,7 +147,7 @@ def measure_recall(inputs: Inputs, folder: Path, figures: Figures) -> np.ndarray
         embed_times, vectors = [], []
         for query in inputs.queries:
             start = time.perf_counter()
-            vectors.append(inputs.embedder.embed([query])[0])
+            vectors.append(inputs.embedder.embed_queries([query])[0])  # as recall embeds it
             embed_times.append(time.perf_counter() - start)
     finally:
         memory.close()

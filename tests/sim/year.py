@@ -27,7 +27,7 @@ import numpy as np
 
 from tests.sim.world import CRITICAL, IDENTITY, PREFERENCES, Ask, Day, script
 from tiers import recall as ranking
-from tiers.embedder import Embedder, FastEmbedder
+from tiers.embedder import Embedder, FastEmbedder, embed_queries
 from tiers.hot import Entry, render
 from tiers.memory import Memory, MemorySettings
 from tiers.parts import Parts
@@ -278,7 +278,7 @@ class _NoUses:
 
 
 class QueryCache:
-    """The embedder, remembering its last few queries (one text, or a query's two forms): the baselines and the
+    """The embedder, remembering its last few queries' vectors (one text, or a query's two forms): the baselines and the
     sweep reuse the turn's query vectors."""
 
     def __init__(self, inner: Embedder, size: int = 8) -> None:
@@ -288,10 +288,13 @@ class QueryCache:
         self._size = size
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed(texts)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         key = tuple(texts)
         if key in self._recent:
             return self._recent[key]
-        vectors = self.inner.embed(texts)
+        vectors = embed_queries(self.inner, texts)
         if len(key) > 2:
             return vectors
         if len(self._recent) >= self._size:

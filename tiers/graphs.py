@@ -1,0 +1,137 @@
+"""The packaged model's ONNX graph, rewritten once per model cache: one graph for memories, one for queries.
+
+The packaged all-MiniLM-L6-v2 stores its weights as int8 with a Cast and a Mul each; onnxruntime folds
+those into float32 constants at load, four times the size they are stored in. Two rewrites:
+
+- `DOCUMENTS`: the embedding tables are gathered as int8 and only the rows a text uses are scaled to
+  float32 (the same Cast and Mul, on those rows): vectors bit for bit the same as the packaged graph's,
+  40 MB less resident (a process with the model loaded: 211 against 251 MB).
+- `QUERIES`: that, and every weight MatMul as onnxruntime's `DynamicQuantizeMatMul` (the int8 weights
+  as they are stored, each query's activations quantized to 8 bits as it runs). A query of ~20 words
+  embeds in 5.3-5.9 against 7.0-9.0 ms on two cores; its vector agrees with the memory path's to a
+  cosine of 0.992 on average (0.974 at least, over 2,000 texts). Stored vectors never come from it:
+  every store made so far stays valid, and `memtiers reembed` has nothing to do.
+
+Written beside the model in the cache with a stamp naming the source file and the recipe, rebuilt when
+either changes; built by a temporary file and a rename, so servers starting together never read half.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+
+DOCUMENTS = "documents"
+QUERIES = "queries"
+RECIPE_VERSION = 1
+
+
+def ensure(source: Path, target: Path, recipe: str) -> Path:
+    """`target`, a rewrite of the graph in `source` by `recipe`, built now unless its stamp says it is current."""
+    stamp = _stamp_path(target)
+    wanted = _stamp(source, recipe)
+    try:
+        if target.is_file() and not target.is_symlink() and json.loads(stamp.read_text()) == wanted:
+            return target
+    except (OSError, ValueError):
+        pass
+    partial = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.part")
+    try:
+        rewrite(source, partial, recipe)
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
+    stamp_partial = stamp.with_name(f"{stamp.name}.{os.getpid()}.{threading.get_ident()}.part")
+    stamp_partial.write_text(json.dumps(wanted))
+    os.replace(stamp_partial, stamp)
+    return target
+
+
+def rewrite(source: Path, target: Path, recipe: str) -> None:
+    """Write the graph of `source` rewritten by `recipe` to `target` (raises on a graph it does not know)."""
+    if recipe not in (DOCUMENTS, QUERIES):
+        raise ValueError(f"unknown graph recipe {recipe!r}")
+    import onnx  # only here: a cache that holds both graphs never imports it
+
+    model = onnx.load(str(source))
+    graph = model.graph
+    constants = {init.name: init for init in graph.initializer}
+    made_by = {output: node for node in graph.node for output in node.output}
+
+    def dequantized(name: str) -> tuple[str, str] | None:
+        """(int8 weight, scale) when `name` is Mul(Cast(int8 constant), constant scale), else None."""
+        mul = made_by.get(name)
+        if mul is None or mul.op_type != "Mul" or mul.input[1] not in constants:
+            return None
+        cast = made_by.get(mul.input[0])
+        if cast is None or cast.op_type != "Cast" or cast.input[0] not in constants:
+            return None
+        return cast.input[0], mul.input[1]
+
+    nodes, gathered, quantized = [], 0, 0
+    for node in graph.node:
+        plain_gather = node.op_type == "Gather" and all(a.name != "axis" or a.i == 0 for a in node.attribute)
+        table = dequantized(node.input[0]) if plain_gather else None
+        if table is not None:
+            weight, scale = table
+            rows, name = node.input[1], node.name
+            per_row = constants[scale].dims[0] == constants[weight].dims[0] > 1
+            nodes += [
+                onnx.helper.make_node("Gather", [weight, rows], [f"{name}_q"], name=f"{name}_q", axis=0),
+                onnx.helper.make_node("Gather", [scale, rows], [f"{name}_s"], name=f"{name}_s", axis=0)
+                if per_row
+                else onnx.helper.make_node("Identity", [scale], [f"{name}_s"], name=f"{name}_s"),
+                onnx.helper.make_node(
+                    "Cast", [f"{name}_q"], [f"{name}_f"], name=f"{name}_f", to=onnx.TensorProto.FLOAT
+                ),
+                onnx.helper.make_node("Mul", [f"{name}_f", f"{name}_s"], list(node.output), name=f"{name}_rows"),
+            ]
+            gathered += 1
+            continue
+        matrix = dequantized(node.input[1]) if recipe == QUERIES and node.op_type == "MatMul" else None
+        if matrix is not None:
+            weight, scale = matrix
+            scales = onnx.numpy_helper.to_array(constants[scale])
+            if scales.size == scales.shape[-1]:  # one scale per output column: what the operator takes
+                name = node.name
+                graph.initializer.extend(
+                    [
+                        onnx.numpy_helper.from_array(scales.reshape(-1), f"{name}_scale"),
+                        onnx.numpy_helper.from_array(np.zeros(scales.size, dtype=np.int8), f"{name}_zero"),
+                    ]
+                )
+                inputs = [node.input[0], weight, f"{name}_scale", f"{name}_zero"]
+                nodes.append(
+                    onnx.helper.make_node(
+                        "DynamicQuantizeMatMul", inputs, list(node.output), name=f"{name}_q8", domain="com.microsoft"
+                    )
+                )
+                quantized += 1
+                continue
+        nodes.append(node)
+    if not gathered or (recipe == QUERIES and not quantized):
+        raise ValueError(f"{source} is not the graph this rewrite knows (int8 weights with a Cast and a Mul)")
+    del graph.node[:]
+    graph.node.extend(nodes)  # the Casts and Muls no longer read are dropped by onnxruntime at load
+    if recipe == QUERIES and not any(op.domain == "com.microsoft" for op in model.opset_import):
+        model.opset_import.append(onnx.helper.make_opsetid("com.microsoft", 1))
+    onnx.save(model, str(target))
+
+
+def _stamp(source: Path, recipe: str) -> dict[str, object]:
+    info = source.stat()
+    return {
+        "source": str(source.resolve()),
+        "size": info.st_size,
+        "mtime_ns": info.st_mtime_ns,
+        "recipe": recipe,
+        "version": RECIPE_VERSION,
+    }
+
+
+def _stamp_path(target: Path) -> Path:
+    return target.with_name(f"{target.name}.stamp.json")
