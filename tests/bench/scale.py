@@ -42,9 +42,9 @@ from mcp.client.stdio import stdio_client
 
 from tests.bench import synthetic
 from tests.bench.fill import fill
-from tiers import search, signs
+from tiers import graphs, search, signs
 from tiers.cold import ColdScope, id_numbers
-from tiers.embedder import FastEmbedder
+from tiers.embedder import FastEmbedder, packaged_model_folder
 from tiers.memory import Memory
 from tiers.records import MemoryIn
 
@@ -317,6 +317,15 @@ async def _serve(inputs: Inputs, home: Path, figures: Figures) -> None:
     }
 
 
+def prepare_model_cache(home: Path, figures: Figures) -> None:
+    """The server's model cache as a restarted server finds it: the packaged graph rewritten (tiers/graphs.py),
+    which a server's first start on a new cache does once; timed here."""
+    start = time.perf_counter()
+    for recipe in (graphs.QUERIES, graphs.DOCUMENTS):
+        packaged_model_folder(home / "models", recipe)
+    figures.values["graphs_built_s"] = time.perf_counter() - start
+
+
 def measure_server(inputs: Inputs, home: Path, figures: Figures) -> None:
     anyio.run(_serve, inputs, home, figures)
 
@@ -348,6 +357,7 @@ def run_size(inputs: Inputs, size: int) -> Figures:
         root = Path(tmp)
         home = root / "home"
         folder = home / "namespaces" / NAMESPACE
+        prepare_model_cache(home, figures)
         log(f"{size:,} rows: filling")
         held, ids, seconds = fill_store(inputs, folder, size)
         figures.values["fill_s"] = seconds
@@ -467,6 +477,11 @@ def machine() -> str:
     )
 
 
+def _built(results: list[Figures]) -> str:
+    times = [f"{float(r.values['graphs_built_s']):.1f}" for r in results if "graphs_built_s" in r.values]
+    return f"{' / '.join(times)} s in this run" if times else "not timed in this run"
+
+
 def report(args: argparse.Namespace, results: list[Figures], imported: dict[str, float] | None, took: float) -> str:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     lines = [
@@ -485,7 +500,9 @@ def report(args: argparse.Namespace, results: list[Figures], imported: dict[str,
         f"remember: {args.after_writes} alternations. Baselines: the same query vectors, top-{TOP_K} cosine "
         f"(LanceDB's exact scan on the first {args.baseline_queries}). "
         f"Server: `memtiers serve` over stdio on the same folder, {args.server_recalls} recalls and 5 remembers, "
-        "then /proc VmRSS and VmHWM. Sweep: `memtiers sweep` in its own process (wall time includes its start).",
+        "then /proc VmRSS and VmHWM; its model cache holds the rewritten graphs, as a restarted server's does "
+        f"(made once per cache: {_built(results)}). "
+        "Sweep: `memtiers sweep` in its own process (wall time includes its start).",
         "✓/✗: measured against the issue's goal where it names one for that size.",
         "",
         *table(results),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -106,7 +108,7 @@ def test_a_graph_the_rewrite_does_not_know_is_refused(tmp_path: Path) -> None:
     )
     onnx.save(onnx.helper.make_model(graph), str(plain))
 
-    with pytest.raises(ValueError, match="not the graph this rewrite knows"):
+    with pytest.raises(RuntimeError, match="not the graph this rewrite knows"):
         graphs.ensure(plain, tmp_path / "model.onnx", graphs.QUERIES)
     assert not (tmp_path / "model.onnx").exists() and not list(tmp_path.glob("*.part"))
 
@@ -114,15 +116,19 @@ def test_a_graph_the_rewrite_does_not_know_is_refused(tmp_path: Path) -> None:
 def test_without_the_onnx_package_the_model_loads_as_shipped_and_queries_share_its_graph(
     tmp_path: Path, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setitem(sys.modules, "onnx", None)  # `import onnx` raises ImportError
-    fresh = FastEmbedder(cache_dir=tmp_path)
+    # The rewriting process finds an `onnx` that cannot be imported, as where the package is missing.
+    shadow = tmp_path / "shadow"
+    (shadow / "onnx").mkdir(parents=True)
+    (shadow / "onnx" / "__init__.py").write_text("raise ImportError('No module named onnx')\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(shadow), *sys.path]))
+    fresh = FastEmbedder(cache_dir=tmp_path / "models")
 
     with caplog.at_level(logging.WARNING, logger="memtiers"):
         memories, queries = fresh.embed(_TEXTS), fresh.embed_queries(_TEXTS)
 
     assert np.array_equal(memories, embedder.embed(_TEXTS))
     assert np.array_equal(queries, memories)
-    assert (tmp_path / "all-MiniLM-L6-v2-int8" / "model.onnx").is_symlink()
+    assert (tmp_path / "models" / "all-MiniLM-L6-v2-int8" / "model.onnx").is_symlink()
     assert "using it as shipped" in caplog.text
     assert "queries use the memories' graph" in caplog.text
 
@@ -159,3 +165,22 @@ def test_recall_embeds_its_query_by_the_query_graph_and_remember_stores_the_memo
     assert spy.memories == [_TEXTS[0]]
     assert "when is the boiler serviced" in spy.queries
     assert hits[0].record.id == stored.id
+
+
+_LOAD = """
+import sys
+from pathlib import Path
+from tiers.embedder import FastEmbedder
+model = FastEmbedder(cache_dir=Path(sys.argv[1]))
+model.load()
+print(model.embed_queries(["hello"]).shape[1], "onnx" in sys.modules)
+"""
+
+
+def test_a_server_loading_the_model_on_a_new_cache_never_imports_onnx_itself(tmp_path: Path) -> None:
+    """The graphs are rewritten by a process of its own: what the parse leaves behind never joins the server's heap."""
+    out = subprocess.run([sys.executable, "-c", _LOAD, str(tmp_path)], capture_output=True, text=True, timeout=300)
+
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["384", "False"]
+    assert (tmp_path / "all-MiniLM-L6-v2-int8-queries" / "model.onnx.stamp.json").is_file()
