@@ -83,6 +83,12 @@ def rewrite(source: Path, target: Path, recipe: str) -> None:
 
     model = onnx.load(str(source))
     graph = model.graph
+    if any(
+        attribute.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+        for node in graph.node
+        for attribute in node.attribute
+    ):
+        raise ValueError(f"{source} has subgraphs, which this rewrite does not follow")
     constants = {init.name: init for init in graph.initializer}
     made_by = {output: node for node in graph.node for output in node.output}
 
@@ -151,8 +157,10 @@ def rewrite(source: Path, target: Path, recipe: str) -> None:
 
 
 def _read(nodes: list[Any], outputs: set[str]) -> list[Any]:
-    """The nodes whose results something reads, in order: the Casts and Muls a rewrite left unread go, with
-    their float32 copies of the weights (onnxruntime would fold them at load before dropping them)."""
+    """The nodes whose results something reads, in order: the Casts and Muls a rewrite left unread go.
+
+    onnxruntime folds them into float32 weights at load before it drops them: both graphs loaded peaked at
+    414-421 MB (0.85-0.90 s) with them, 249-253 MB (0.55-0.63 s) without."""
     wanted, kept = set(outputs), []
     for node in reversed(nodes):
         if any(name in wanted for name in node.output):
