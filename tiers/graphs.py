@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from tiers.files import write_atomic
+
 DOCUMENTS = "documents"
 QUERIES = "queries"
 RECIPE_VERSION = 2
@@ -51,9 +53,7 @@ def ensure(source: Path, target: Path, recipe: str) -> Path:
         os.replace(partial, target)
     finally:
         partial.unlink(missing_ok=True)
-    stamp_partial = stamp.with_name(f"{stamp.name}.{os.getpid()}.{threading.get_ident()}.part")
-    stamp_partial.write_text(json.dumps(wanted))
-    os.replace(stamp_partial, stamp)
+    write_atomic(stamp, json.dumps(wanted))
     return target
 
 
