@@ -350,6 +350,22 @@ class ColdIndex:
             position = int(self._sorted_at[at])
         return position if self.alive[position] else -1
 
+    def positions_of(self, numbers: np.ndarray) -> np.ndarray:
+        """`position` of each of these ids (as numbers), in one pass: -1 where it is not a live row."""
+        numbers = numbers.astype(np.uint64)
+        out = np.full(len(numbers), -1, dtype=np.int64)
+        if len(self._sorted):
+            at = np.minimum(np.searchsorted(self._sorted, numbers), len(self._sorted) - 1)
+            hit = self._sorted[at] == numbers
+            out[hit] = self._sorted_at[at[hit]]
+        if self._added:
+            for i, number in enumerate(numbers.tolist()):
+                out[i] = self._added.get(number, out[i])
+        live = out >= 0
+        live[live] = self.alive[out[live]]
+        out[~live] = -1
+        return out
+
     # saved copies: a restarted server maps the last full read instead of reading the table again
 
     def save(self, folder: Path, stamp: dict[str, object]) -> bool:
@@ -517,6 +533,8 @@ class Found:
         self.durable = index.durable[positions]
         self.before = index.before[positions]  # (rows, LINKS) ids as numbers, nearest first; _NONE: no neighbour
         self.after = index.after[positions]
+        self.codes = np.take(index.codes, positions, axis=0)  # their int8 codes and scales: their meaning, as searched
+        self.scale = index.scale[positions]
         self.cosine = cosine.astype(np.float32)  # int8 cosine over the query's forms (0: not scored by meaning)
         self.words = words.astype(np.float32)  # BM25 over the stored terms (0: none of the query's terms)
         self._first: tuple[list[str | None], list[str | None]] | None = None
@@ -529,9 +547,13 @@ class Found:
         out = object.__new__(Found)
         out.ids = [self.ids[row] for row in rows.tolist()]
         out._first = None
-        for name in ("positions", "kind", "durable", "before", "after", "cosine", "words"):
+        for name in ("positions", "kind", "durable", "before", "after", "codes", "scale", "cosine", "words"):
             setattr(out, name, getattr(self, name)[rows])
         return out
+
+    def vectors(self) -> np.ndarray:
+        """The rows' vectors as their codes give them (unit length to within the codes' rounding)."""
+        return self.codes.astype(np.float32) * self.scale[:, None]
 
     def first_links(self) -> tuple[list[str | None], list[str | None]]:
         """Each row's nearest neighbour before and after it, by id (None: it has none)."""
@@ -579,6 +601,15 @@ class ColdHits:
 
     def add(self, positions: np.ndarray, cosine: np.ndarray) -> None:
         self.found = Found(self.index, positions, cosine, self.words[positions])
+
+    def neighbours(self, rows: np.ndarray) -> Found:
+        """The rows just before and after these rows of `found` (positions in it) that it does not hold yet."""
+        found = self.found
+        numbers = np.concatenate([found.before[rows, 0], found.after[rows, 0]])
+        numbers = np.unique(numbers[numbers != _NONE])
+        positions = self.index.positions_of(numbers)
+        positions = np.setdiff1d(positions[positions >= 0], found.positions)
+        return Found(self.index, positions, self.cosine(positions), self.words[positions])
 
     def lookup(self, ids: Sequence[str]) -> Found:
         """The rows of these ids where they are live cold rows (a hit's neighbours, not found by the search)."""

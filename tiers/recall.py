@@ -43,6 +43,10 @@ class RecallSettings:
     # shows none of it, nor the memories its entries were made from. Off, recall shows the entries a query
     # matches (for hosts that never read the resource), and never again the memories they were made from.
     profile_carried: bool = False
+    # A row's meaning is also read with its episode neighbours': its cosine takes this share from the cosine
+    # of its vector added to a neighbour's (the better side), so a reply ("It's like therapy for me") is
+    # also found by what the turn before it said ("I signed up for a pottery class").
+    context: float = 0.5
 
     def without(self, *names: str) -> RecallSettings:
         """These settings with the named techniques switched off."""
@@ -141,6 +145,24 @@ class Pool:
     # The median cosine and median word score of every row in scope, when the pool holds only the rows that
     # can rank (a large warm tier): None when it holds them all and the medians are its own.
     medians: tuple[float, float] | None = None
+
+
+def in_context(own: np.ndarray, sides: Sequence[tuple[np.ndarray, np.ndarray]], share: float) -> np.ndarray:
+    """Rows' cosines with `share` of each taken from its vector added to a neighbour's, the better side.
+
+    `sides`: per side, each row's neighbour's cosine and the row's cosine to that neighbour (NaN: none).
+    For unit vectors a and b, cos(q, a + b) = (q.a + q.b) / sqrt(2 + 2 a.b): made from cosines alone, no
+    vector read. A row with no neighbour keeps its own cosine.
+    """
+    own = own.astype(np.float32)
+    best = np.full(len(own), -np.inf, dtype=np.float32)
+    for theirs, pair in sides:
+        has = ~(np.isnan(theirs) | np.isnan(pair))
+        mixed = (own[has] + theirs[has]) / np.sqrt(np.maximum(2.0 + 2.0 * pair[has], 1e-6))
+        best[has] = np.maximum(best[has], mixed)
+    alone = ~np.isfinite(best)
+    best[alone] = own[alone]
+    return ((1.0 - share) * own + share * best).astype(np.float32)
 
 
 def _rrf(scores: np.ndarray, candidates: np.ndarray, k: float) -> np.ndarray:

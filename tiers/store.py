@@ -399,6 +399,11 @@ class Store:
         with self._cold_guard:
             return hits.lookup(ids)
 
+    def cold_neighbours(self, hits: ColdHits, rows: np.ndarray) -> Found:
+        """The cold rows stored just before and after these rows the search found, scored as it scored them."""
+        with self._cold_guard:
+            return hits.neighbours(rows)
+
     def cold_records(self, ids: Sequence[str], hints: Sequence[int] | None = None) -> list[Record]:
         """Cold records in full (those a recall returns), from the cold index: no read of the table.
 

@@ -12,6 +12,7 @@ import pytest
 from tiers.cold import ColdHits, ColdIndex
 from tiers.embedder import FastEmbedder
 from tiers.hot import Entry
+from tiers.ledger import Move
 from tiers.memory import Memory, MemorySettings
 from tiers.recall import (
     Packed,
@@ -20,6 +21,7 @@ from tiers.recall import (
     RecallSettings,
     _lend_to_neighbours,
     first_person,
+    in_context,
     pack,
     query_forms,
     rank,
@@ -337,3 +339,75 @@ def test_a_name_rare_among_cold_rows_does_not_outrank_a_warm_row_that_matches_mo
         assert first == (turns[2].id if shared else stray.id)
     finally:
         memory.close()
+
+
+def test_a_row_read_in_context_takes_its_share_from_its_vector_added_to_the_better_neighbours() -> None:
+    rng = np.random.default_rng(11)
+
+    def unit(n: int) -> np.ndarray:
+        v = rng.normal(size=(n, 16)).astype(np.float32)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    query, rows, before, after = unit(1)[0], unit(5), unit(5), unit(5)
+    own = rows @ query
+    sides = [(before @ query, np.sum(rows * before, axis=1)), (after @ query, np.sum(rows * after, axis=1))]
+    sides[1][0][2] = sides[1][1][2] = np.nan  # row 2 has no row after it
+    sides[0][0][4] = sides[1][0][4] = np.nan  # row 4 has neither
+
+    got = in_context(own, sides, 0.5)
+
+    for i in range(4):
+        joined = [rows[i] + before[i]] + ([rows[i] + after[i]] if i != 2 else [])
+        best = max(float(v @ query) / float(np.linalg.norm(v)) for v in joined)
+        assert got[i] == pytest.approx(0.5 * float(own[i]) + 0.5 * best, abs=1e-5)
+    assert got[4] == pytest.approx(float(own[4]))
+
+
+EPISODE = [
+    "I signed up for a pottery class at the community centre last month.",
+    "Honestly it's like therapy for me, I feel so calm afterwards.",
+]
+ELSEWHERE = [
+    "The quarterly budget review moved to Thursday.",
+    "Bought new running shoes, the old ones were worn out.",
+    "My sister is visiting from Lisbon in June.",
+    "The train to the airport was delayed by forty minutes.",
+    "We picked PostgreSQL for the billing service.",
+    "Watered the tomatoes and fixed the greenhouse door.",
+]
+
+
+@pytest.mark.parametrize("tier", ["warm", "cold"])
+def test_a_reply_is_also_found_by_what_the_turn_before_it_said(
+    tmp_path: Path, embedder: FastEmbedder, tier: str
+) -> None:
+    folder = tmp_path / "ns"
+    memory = Memory(folder, embedder)
+    try:
+        stored = memory.remember(
+            [MemoryIn(content=t, source="chat-1", occurred_at=DAY.isoformat()) for t in EPISODE], DAY
+        )
+        memory.remember([MemoryIn(content=t, source=f"note-{i}") for i, t in enumerate(ELSEWHERE)], DAY)
+        if tier == "cold":
+            with memory.parts.locked():
+                rows = memory.store.lifecycle_rows()
+                memory.store.move([Move(DAY, r["id"], "warm", "cold", "test") for r in rows])
+            assert memory.store.count(Tier.WARM) == 0
+    finally:
+        memory.close()
+    reply = stored[1].id
+    query = "What does the pottery class do for how the user feels?"
+
+    def similarity(settings: RecallSettings) -> tuple[float, int]:
+        opened = Memory(folder, embedder, MemorySettings(recall=settings))
+        try:
+            ranked = opened.rank(query, 8)
+        finally:
+            opened.close()
+        at = [r.record.id for r in ranked].index(reply)
+        return ranked[at].similarity, at
+
+    alone, alone_at = similarity(RecallSettings().without("context"))
+    read, read_at = similarity(RecallSettings())
+    assert read > alone + 0.05  # its neighbour says what the query asks about
+    assert read_at <= alone_at

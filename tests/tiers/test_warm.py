@@ -359,3 +359,17 @@ def test_every_live_row_is_read_in_batches_without_keeping_the_loaded_ones_made(
     assert [r.record.content for r in live] == [r.record.content for r in expected]
     assert all(np.allclose(a.vector, b.vector) for a, b in zip(live, expected, strict=True))
     assert len(index._rows) == 10 - 1 + 1  # the added rows (one removed) and the replaced one
+
+
+def test_each_rows_cosine_to_the_next_in_its_episode_is_kept_while_that_link_is() -> None:
+    index = WarmIndex(DIM)
+    first, third = row(1, "word1", source="chat", minute=1), row(3, "word3", source="chat", minute=3)
+    index.put([first, third])
+    at = index.positions[rid(1)]
+    assert index.next_similarity(np.array([at]))[0] == pytest.approx(float(first.vector @ third.vector))
+
+    second = row(2, "word2", source="chat", minute=2)  # stored between them: the first row's next changes
+    index.put([second])
+    assert index.next_similarity(np.array([at]))[0] == pytest.approx(float(first.vector @ second.vector))
+    middle = index.positions[rid(2)]
+    assert index.next_similarity(np.array([middle]))[0] == pytest.approx(float(second.vector @ third.vector))
