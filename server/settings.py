@@ -69,6 +69,7 @@ class Settings:
     secrets: SecretPolicy = SecretPolicy.REFUSE
     lock_timeout: float = 30.0
     profile_carried: bool = False  # the host puts the profile resource in every prompt: recall repeats none of it
+    recall_context: float = 0.0  # share of a memory's meaning read with its neighbours' (RecallSettings.context)
 
     @property
     def memory(self) -> MemorySettings:
@@ -80,7 +81,7 @@ class Settings:
             storage_options=dict(self.storage_options),
             secrets=self.secrets,
             lock_timeout=self.lock_timeout,
-            recall=RecallSettings(profile_carried=self.profile_carried),
+            recall=RecallSettings(profile_carried=self.profile_carried, context=self.recall_context),
         )
 
     @property
@@ -128,6 +129,7 @@ class Settings:
             "secrets": _secrets(env),
             "lock_timeout": _number(env, "MEMTIERS_LOCK_TIMEOUT", 30.0, float),
             "profile_carried": _flag(env, "MEMTIERS_PROFILE_CARRIED"),
+            "recall_context": _share(env, "MEMTIERS_RECALL_CONTEXT"),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]
@@ -174,6 +176,20 @@ def _number(env: Mapping[str, str], name: str, default: float, kind: type) -> fl
         raise ConfigError(f"{name}={raw!r} is not a number") from None
     if value <= 0:
         raise ConfigError(f"{name} must be above zero, not {raw}")
+    return value
+
+
+def _share(env: Mapping[str, str], name: str) -> float:
+    """A share from 0 to 1 (unset: 0)."""
+    raw = env.get(name)
+    if not raw:
+        return 0.0
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a number") from None
+    if not 0.0 <= value <= 1.0:
+        raise ConfigError(f"{name} must be from 0 to 1, not {raw}")
     return value
 
 

@@ -39,9 +39,17 @@ def test_a_host_that_carries_the_profile_says_so_and_recall_is_told(tmp_path: Pa
     assert carried.memory.recall.profile_carried
 
 
+def test_memories_are_read_in_context_only_when_asked(tmp_path: Path) -> None:
+    assert Settings.from_env({"MEMTIERS_HOME": str(tmp_path)}).memory.recall.context == 0.0
+    asked = Settings.from_env({"MEMTIERS_HOME": str(tmp_path), "MEMTIERS_RECALL_CONTEXT": "0.5"})
+    assert asked.memory.recall.context == 0.5
+
+
 @pytest.mark.parametrize(
     ("env", "problem"),
     [
+        ({"MEMTIERS_RECALL_CONTEXT": "half"}, "MEMTIERS_RECALL_CONTEXT='half' is not a number"),
+        ({"MEMTIERS_RECALL_CONTEXT": "1.5"}, "MEMTIERS_RECALL_CONTEXT must be from 0 to 1"),
         ({"MEMTIERS_NAMESPACE": "../escape"}, "MEMTIERS_NAMESPACE='../escape' is not valid"),
         ({"MEMTIERS_NAMESPACE": "a" * 65}, "is not valid: 1-64 letters"),
         ({"MEMTIERS_SWEEP_INTERVAL": "often"}, "MEMTIERS_SWEEP_INTERVAL='often' is not a number"),

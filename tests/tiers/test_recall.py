@@ -407,7 +407,7 @@ def test_a_reply_is_also_found_by_what_the_turn_before_it_said(
         at = [r.record.id for r in ranked].index(reply)
         return ranked[at].similarity, at
 
-    alone, alone_at = similarity(RecallSettings().without("context"))
-    read, read_at = similarity(RecallSettings())
+    alone, alone_at = similarity(RecallSettings())  # off by default
+    read, read_at = similarity(RecallSettings(context=0.5))
     assert read > alone + 0.05  # its neighbour says what the query asks about
     assert read_at <= alone_at
