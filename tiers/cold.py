@@ -533,8 +533,7 @@ class Found:
         self.durable = index.durable[positions]
         self.before = index.before[positions]  # (rows, LINKS) ids as numbers, nearest first; _NONE: no neighbour
         self.after = index.after[positions]
-        self.codes = np.take(index.codes, positions, axis=0)  # their int8 codes and scales: their meaning, as searched
-        self.scale = index.scale[positions]
+        self._index = index  # read for the rows' codes only when asked (vectors): most recalls never do
         self.cosine = cosine.astype(np.float32)  # int8 cosine over the query's forms (0: not scored by meaning)
         self.words = words.astype(np.float32)  # BM25 over the stored terms (0: none of the query's terms)
         self._first: tuple[list[str | None], list[str | None]] | None = None
@@ -547,13 +546,15 @@ class Found:
         out = object.__new__(Found)
         out.ids = [self.ids[row] for row in rows.tolist()]
         out._first = None
-        for name in ("positions", "kind", "durable", "before", "after", "codes", "scale", "cosine", "words"):
+        out._index = self._index
+        for name in ("positions", "kind", "durable", "before", "after", "cosine", "words"):
             setattr(out, name, getattr(self, name)[rows])
         return out
 
     def vectors(self) -> np.ndarray:
-        """The rows' vectors as their codes give them (unit length to within the codes' rounding)."""
-        return self.codes.astype(np.float32) * self.scale[:, None]
+        """The rows' vectors as their int8 codes give them (unit length to within the codes' rounding)."""
+        index = self._index
+        return np.take(index.codes, self.positions, axis=0).astype(np.float32) * index.scale[self.positions][:, None]
 
     def first_links(self) -> tuple[list[str | None], list[str | None]]:
         """Each row's nearest neighbour before and after it, by id (None: it has none)."""
