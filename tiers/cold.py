@@ -42,6 +42,7 @@ COLUMNS = ["id", *FIELDS, "before", "after", "terms", "vector"]  # what the inde
 _SAVED = ["ids", "alive", "durable", "kind", "occurred_us", "bits", "codes", "scale", "before", "after", "lengths"]
 _MAPPED = {"bits", "codes", "_rows", "_counts"}  # read-only after a load: mapped from the file, not read whole
 _FIELD_BATCH = 262_144  # rows per batch of fields
+_COSINE_BLOCK = 512  # rows of int8 codes made float at a time for their cosines
 _NONE = np.uint64(2**64 - 1)  # no neighbour (ids are 48 bits)
 _NONE_INT = 2**64 - 1
 _KINDS = [k.value for k in Kind]
@@ -593,12 +594,22 @@ class ColdHits:
         return self.found.candidates()
 
     def cosine(self, positions: np.ndarray) -> np.ndarray:
+        """The int8 cosine of these rows to the query (its best form)."""
         index = self.index
         if not len(positions):
             return np.zeros(0, dtype=np.float32)
         # np.take, not fancy indexing: 4,200 rows of int8 codes in 1.4 against 2.0-3.3 ms here
-        codes = np.take(index.codes, positions, axis=0).astype(np.float32)
-        return (codes @ self.queries.T).max(axis=1) * index.scale[positions]
+        codes = np.take(index.codes, positions, axis=0)
+        # Made float a block at a time, each block multiplied while it is in cache, not all at once: the
+        # same values; a recall 0.4-0.6 ms faster at 100,000 and 1,000,000 rows (alternating, in-process).
+        queries = np.ascontiguousarray(self.queries.T)
+        out = np.empty(len(positions), dtype=np.float32)
+        block = np.empty((min(_COSINE_BLOCK, len(positions)), codes.shape[1]), dtype=np.float32)
+        for low in range(0, len(positions), _COSINE_BLOCK):
+            n = min(_COSINE_BLOCK, len(positions) - low)
+            np.copyto(block[:n], codes[low : low + n], casting="unsafe")
+            np.max(block[:n] @ queries, axis=1, out=out[low : low + n])
+        return out * index.scale[positions]
 
     def add(self, positions: np.ndarray, cosine: np.ndarray) -> None:
         self.found = Found(self.index, positions, cosine, self.words[positions])

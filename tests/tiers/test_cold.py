@@ -16,7 +16,7 @@ import pytest
 
 from tests.helpers import T0
 from tests.tiers.test_warm import TEXTS, reference_bm25
-from tiers import signs
+from tiers import cold, signs
 from tiers.cold import COLUMNS, ColdIndex, ColdScope, id_numbers, id_text
 from tiers.records import Kind, Record, Tier
 from tiers.store import _table
@@ -101,6 +101,25 @@ def test_search_by_meaning_ranks_by_int8_cosine_within_a_hundredth_of_the_exact_
     for candidate in hits.candidates:
         assert candidate.cosine == pytest.approx(float(exact[int(candidate.id, 16)]), abs=0.01)
         assert candidate.words == 0.0
+
+
+def test_cosines_made_a_block_at_a_time_are_those_of_all_the_codes_at_once() -> None:
+    rng = np.random.default_rng(5)
+    n = 2 * cold._COSINE_BLOCK + 37  # two whole blocks and a part
+    table = rows(range(n), rng)
+    index = ColdIndex(DIM)
+    index.load(batches(table, 1_000))
+    vectors = np.asarray(table["vector"].to_pylist(), dtype=np.float32)
+    queries = vectors[[3, 700]] + 0.2 * rng.normal(size=(2, DIM)).astype(np.float32)  # two forms
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+
+    hits = index.search(queries, [], 50, ColdScope())
+    positions = np.arange(n)[::-1].copy()  # any order, as a pool's rows come
+    cosine = hits.cosine(positions)
+
+    whole = (index.codes[positions].astype(np.float32) @ queries.T).max(axis=1) * index.scale[positions]
+    np.testing.assert_allclose(cosine, whole, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(cosine, (vectors[positions] @ queries.T).max(axis=1), atol=0.01)
 
 
 def test_past_the_exact_size_the_bits_preselect_rows_and_keep_most_of_the_exact_top(
