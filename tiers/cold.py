@@ -625,7 +625,8 @@ class ColdHits:
 
     def lookup(self, ids: Sequence[str]) -> Found:
         """The rows of these ids where they are live cold rows (a hit's neighbours, not found by the search)."""
-        positions = np.asarray([p for p in (self.index.position(rid) for rid in ids) if p >= 0], dtype=np.int64)
+        positions = self.index.positions_of(id_numbers(list(ids))) if ids else np.zeros(0, dtype=np.int64)
+        positions = positions[positions >= 0]
         return Found(self.index, positions, self.cosine(positions), self.words[positions])
 
 
