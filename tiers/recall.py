@@ -44,10 +44,11 @@ class RecallSettings:
     # matches (for hosts that never read the resource), and never again the memories they were made from.
     profile_carried: bool = False
     # A row's meaning is also read with its episode neighbours': its cosine takes this share from the cosine
-    # of its vector added to a neighbour's (the better side), so a reply ("It's like therapy for me") is
-    # also found by what the turn before it said ("I signed up for a pottery class"). Off by default: 0.5
-    # lifts LoCoMo's conversations (0.768 -> 0.776, both halves) but dilutes facts stored in one batch
-    # beside unrelated ones (the simulated year: critical facts asked by situation 99% -> 94% at k = 10).
+    # of its vector added to a neighbour's (the better side, never below its own), so a reply ("It's like
+    # therapy for me") is also found by what the turn before it said ("I signed up for a pottery class").
+    # Off by default: 0.5 lifts LoCoMo's conversations (halves 0.771 / 0.763 -> 0.780 / 0.769) but lifts the
+    # lines beside a fact stored in one batch with them too (the simulated year: critical facts asked by
+    # situation at k = 10, 99% -> 97%).
     context: float = 0.0
 
     def without(self, *names: str) -> RecallSettings:
@@ -150,20 +151,20 @@ class Pool:
 
 
 def in_context(own: np.ndarray, sides: Sequence[tuple[np.ndarray, np.ndarray]], share: float) -> np.ndarray:
-    """Rows' cosines with `share` of each taken from its vector added to a neighbour's, the better side.
+    """Rows' cosines with `share` of each taken from the better of its own and its vector added to a neighbour's.
 
     `sides`: per side, each row's neighbour's cosine and the row's cosine to that neighbour (NaN: none).
     For unit vectors a and b, cos(q, a + b) = (q.a + q.b) / sqrt(2 + 2 a.b): made from cosines alone, no
-    vector read. A row with no neighbour keeps its own cosine.
+    vector read. A row is never read worse for its neighbours: a fact stored in one batch beside unrelated
+    lines keeps its own cosine, where the pair's would dilute it (the simulated year's critical facts, asked
+    by situation at k = 10: 94% with the pair's cosine taken as it is, 97% with it floored so, 99% off).
     """
     own = own.astype(np.float32)
-    best = np.full(len(own), -np.inf, dtype=np.float32)
+    best = own.copy()
     for theirs, pair in sides:
         has = ~(np.isnan(theirs) | np.isnan(pair))
         mixed = (own[has] + theirs[has]) / np.sqrt(np.maximum(2.0 + 2.0 * pair[has], 1e-6))
         best[has] = np.maximum(best[has], mixed)
-    alone = ~np.isfinite(best)
-    best[alone] = own[alone]
     return ((1.0 - share) * own + share * best).astype(np.float32)
 
 

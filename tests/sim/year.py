@@ -25,6 +25,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from tests.bench.locomo import with_values
 from tests.sim.world import CRITICAL, IDENTITY, PREFERENCES, Ask, Day, script
 from tiers import recall as ranking
 from tiers.embedder import Embedder, FastEmbedder, embed_queries
@@ -840,11 +841,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--days", type=int, default=365)
     parser.add_argument("--seed", type=int, default=20261130)
     parser.add_argument("--keep", type=Path, help="keep the namespace's data in this new folder, to inspect")
+    parser.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE", help="recall settings to change (tuning)")
     args = parser.parse_args(argv)
+    settings = MemorySettings()
+    settings = replace(settings, recall=with_values(settings.recall, args.set))
     with tempfile.TemporaryDirectory(prefix="memtiers-sim-") as tmp:
         embedder = FastEmbedder(cache_dir=Path(tmp) / "models")
         started = time.perf_counter()
-        result = run(args.keep or Path(tmp) / "ns", embedder, args.days, args.seed, progress=print)
+        result = run(args.keep or Path(tmp) / "ns", embedder, args.days, args.seed, settings, progress=print)
         elapsed = time.perf_counter() - started
     for key, value in summary(result).items():
         print(f"{key}: {value}")
@@ -852,11 +856,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         plot(result, args.out / "simulation.png")
-        command = (
-            "python -m tests.sim.year --out docs/"
-            if args.days == 365
-            else f"python -m tests.sim.year --days {args.days} --out docs/"
-        )
+        command = "python -m tests.sim.year" + ("" if args.days == 365 else f" --days {args.days}")
+        command += (" --set " + " ".join(args.set) if args.set else "") + " --out docs/"
         (args.out / "simulation.md").write_text(markdown(result, command, "simulation.png"))
     return 0 if not result.lost and result.critical_found == 1.0 else 1
 

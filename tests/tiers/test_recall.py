@@ -341,7 +341,7 @@ def test_a_name_rare_among_cold_rows_does_not_outrank_a_warm_row_that_matches_mo
         memory.close()
 
 
-def test_a_row_read_in_context_takes_its_share_from_its_vector_added_to_the_better_neighbours() -> None:
+def test_a_row_read_in_context_takes_its_share_from_the_better_of_itself_and_itself_beside_a_neighbour() -> None:
     rng = np.random.default_rng(11)
 
     def unit(n: int) -> np.ndarray:
@@ -359,7 +359,8 @@ def test_a_row_read_in_context_takes_its_share_from_its_vector_added_to_the_bett
     for i in range(4):
         joined = [rows[i] + before[i]] + ([rows[i] + after[i]] if i != 2 else [])
         best = max(float(v @ query) / float(np.linalg.norm(v)) for v in joined)
-        assert got[i] == pytest.approx(0.5 * float(own[i]) + 0.5 * best, abs=1e-5)
+        assert got[i] == pytest.approx(0.5 * float(own[i]) + 0.5 * max(best, float(own[i])), abs=1e-5)
+        assert got[i] >= own[i] - 1e-6  # never read worse for its neighbours
     assert got[4] == pytest.approx(float(own[4]))
 
 
@@ -410,4 +411,42 @@ def test_a_reply_is_also_found_by_what_the_turn_before_it_said(
     alone, alone_at = similarity(RecallSettings())  # off by default
     read, read_at = similarity(RecallSettings(context=0.5))
     assert read > alone + 0.05  # its neighbour says what the query asks about
+    assert read_at <= alone_at
+
+
+# One day's facts as an agent stores them: one batch, one episode, about unrelated things.
+DAY_BATCH = [
+    "We watched the new sci-fi series last night, it was fun.",
+    "I'm celiac, so nothing with gluten for me.",
+    "The printer on the third floor is jammed again.",
+]
+
+
+def test_a_fact_stored_beside_unrelated_lines_is_not_read_worse_in_context(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    folder = tmp_path / "ns"
+    memory = Memory(folder, embedder)
+    try:
+        stored = memory.remember(
+            [MemoryIn(content=t, source="chat-1", occurred_at=DAY.isoformat()) for t in DAY_BATCH], DAY
+        )
+        memory.remember([MemoryIn(content=t, source=f"note-{i}") for i, t in enumerate(ELSEWHERE)], DAY)
+    finally:
+        memory.close()
+    fact = stored[1].id
+    query = "What foods can the user not eat?"
+
+    def found(settings: RecallSettings) -> tuple[float, int]:
+        opened = Memory(folder, embedder, MemorySettings(recall=settings))
+        try:
+            ranked = opened.rank(query, 9)
+        finally:
+            opened.close()
+        at = [r.record.id for r in ranked].index(fact)
+        return ranked[at].similarity, at
+
+    alone, alone_at = found(RecallSettings(context=0.0))
+    read, read_at = found(RecallSettings(context=0.5))
+    assert read >= alone - 1e-6  # its neighbours are about something else: they take nothing from it
     assert read_at <= alone_at
