@@ -378,38 +378,46 @@ ELSEWHERE = [
 ]
 
 
-@pytest.mark.parametrize("tier", ["warm", "cold"])
-def test_a_reply_is_also_found_by_what_the_turn_before_it_said(
-    tmp_path: Path, embedder: FastEmbedder, tier: str
-) -> None:
-    folder = tmp_path / "ns"
+def _stored_beside_notes(folder: Path, embedder: FastEmbedder, episode: list[str], cold: bool = False) -> list[str]:
+    """Store `episode` as one batch of one source, then the unrelated notes; the episode's ids (`cold`: moved cold)."""
     memory = Memory(folder, embedder)
     try:
         stored = memory.remember(
-            [MemoryIn(content=t, source="chat-1", occurred_at=DAY.isoformat()) for t in EPISODE], DAY
+            [MemoryIn(content=t, source="chat-1", occurred_at=DAY.isoformat()) for t in episode], DAY
         )
         memory.remember([MemoryIn(content=t, source=f"note-{i}") for i, t in enumerate(ELSEWHERE)], DAY)
-        if tier == "cold":
+        if cold:
             with memory.parts.locked():
                 rows = memory.store.lifecycle_rows()
                 memory.store.move([Move(DAY, r["id"], "warm", "cold", "test") for r in rows])
             assert memory.store.count(Tier.WARM) == 0
     finally:
         memory.close()
-    reply = stored[1].id
+    return [s.id for s in stored]
+
+
+def _ranked_as(
+    folder: Path, embedder: FastEmbedder, settings: RecallSettings, query: str, rid: str
+) -> tuple[float, int]:
+    """The similarity and rank of one stored record among every record of `folder`, ranked with `settings`."""
+    opened = Memory(folder, embedder, MemorySettings(recall=settings))
+    try:
+        ranked = opened.rank(query, 20)
+    finally:
+        opened.close()
+    at = [r.record.id for r in ranked].index(rid)
+    return ranked[at].similarity, at
+
+
+@pytest.mark.parametrize("tier", ["warm", "cold"])
+def test_a_reply_is_also_found_by_what_the_turn_before_it_said(
+    tmp_path: Path, embedder: FastEmbedder, tier: str
+) -> None:
+    folder = tmp_path / "ns"
+    reply = _stored_beside_notes(folder, embedder, EPISODE, cold=tier == "cold")[1]
     query = "What does the pottery class do for how the user feels?"
-
-    def similarity(settings: RecallSettings) -> tuple[float, int]:
-        opened = Memory(folder, embedder, MemorySettings(recall=settings))
-        try:
-            ranked = opened.rank(query, 8)
-        finally:
-            opened.close()
-        at = [r.record.id for r in ranked].index(reply)
-        return ranked[at].similarity, at
-
-    alone, alone_at = similarity(RecallSettings())  # off by default
-    read, read_at = similarity(RecallSettings(context=0.5))
+    alone, alone_at = _ranked_as(folder, embedder, RecallSettings(), query, reply)  # off by default
+    read, read_at = _ranked_as(folder, embedder, RecallSettings(context=0.5), query, reply)
     assert read > alone + 0.05  # its neighbour says what the query asks about
     assert read_at <= alone_at
 
@@ -426,27 +434,9 @@ def test_a_fact_stored_beside_unrelated_lines_is_not_read_worse_in_context(
     tmp_path: Path, embedder: FastEmbedder
 ) -> None:
     folder = tmp_path / "ns"
-    memory = Memory(folder, embedder)
-    try:
-        stored = memory.remember(
-            [MemoryIn(content=t, source="chat-1", occurred_at=DAY.isoformat()) for t in DAY_BATCH], DAY
-        )
-        memory.remember([MemoryIn(content=t, source=f"note-{i}") for i, t in enumerate(ELSEWHERE)], DAY)
-    finally:
-        memory.close()
-    fact = stored[1].id
+    fact = _stored_beside_notes(folder, embedder, DAY_BATCH)[1]
     query = "What foods can the user not eat?"
-
-    def found(settings: RecallSettings) -> tuple[float, int]:
-        opened = Memory(folder, embedder, MemorySettings(recall=settings))
-        try:
-            ranked = opened.rank(query, 9)
-        finally:
-            opened.close()
-        at = [r.record.id for r in ranked].index(fact)
-        return ranked[at].similarity, at
-
-    alone, alone_at = found(RecallSettings(context=0.0))
-    read, read_at = found(RecallSettings(context=0.5))
+    alone, alone_at = _ranked_as(folder, embedder, RecallSettings(context=0.0), query, fact)
+    read, read_at = _ranked_as(folder, embedder, RecallSettings(context=0.5), query, fact)
     assert read >= alone - 1e-6  # its neighbours are about something else: they take nothing from it
     assert read_at <= alone_at
