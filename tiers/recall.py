@@ -148,6 +148,14 @@ class Pool:
     # The median cosine and median word score of every row in scope, when the pool holds only the rows that
     # can rank (a large warm tier): None when it holds them all and the medians are its own.
     medians: tuple[float, float] | None = None
+    # Each row's cosine by its own vector, where `cosine` reads it in context (RecallSettings.context): None
+    # where the two are the same.
+    own: np.ndarray | None = None
+
+    @property
+    def alone(self) -> np.ndarray:
+        """Each row's cosine by its own meaning, its neighbours' left out."""
+        return self.cosine if self.own is None else self.own
 
 
 def in_context(own: np.ndarray, sides: Sequence[tuple[np.ndarray, np.ndarray]], share: float) -> np.ndarray:
@@ -228,7 +236,7 @@ def rank(
         fused = _lend_to_neighbours(pool, fused, settings.neighbours, settings.reach)
     if kinds:
         listed = mask & pool.durable & np.isin(pool.kind, list(kinds))
-        fused[listed] = float(fused.max()) + 1.0 + cosine[listed]
+        fused[listed] = float(fused.max()) + 1.0 + pool.alone[listed]
     order = [int(i) for i in _best(fused, np.flatnonzero(mask & (fused > 0)), 4 * limit)]
     if settings.durable and _ABOUT_USER.search(query):
         order = _with_durable(pool, order, fused, settings.durable, limit)
@@ -251,7 +259,7 @@ def _with_durable(pool: Pool, order: list[int], fused: np.ndarray, count: int, l
     shown = set(order[:limit])
     count = min(count, limit // 2)  # never more than half the answer, so the best hits always stay
     durable = np.flatnonzero(pool.mask & pool.durable)
-    extra = [int(i) for i in _best(pool.cosine, durable, count) if int(i) not in shown]
+    extra = [int(i) for i in _best(pool.alone, durable, count) if int(i) not in shown]
     if not extra:
         return order
     kept = order[: max(limit - len(extra), 0)]

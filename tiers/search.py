@@ -370,9 +370,12 @@ class _PoolBuilder:
             prev[at : at + len(found)] = [self._at(rid) for rid in before]
             nxt[at : at + len(found)] = [self._at(rid) for rid in after]
             at += len(found)
-        cold_cosine = self._column("cosine", np.float32)
+        cold_own = cold_cosine = self._column("cosine", np.float32)
         if self.context and n:
             cold_cosine = self._in_context(cold_cosine, prev, nxt)
+        own = None
+        if warm.own is not None or cold_cosine is not cold_own:
+            own = np.concatenate([warm.take(warm.cosine if warm.own is None else warm.own), cold_own])
         cold_words = _share(self._column("words", np.float32), self.cold_weight)
         medians = None
         if warm.scored is not None:  # the medians as if every warm row in scope were in the pool
@@ -397,6 +400,7 @@ class _PoolBuilder:
             prev=prev,
             next=nxt,
             medians=medians,
+            own=own,
         )
 
     def _in_context(self, cold_cosine: np.ndarray, prev: np.ndarray, nxt: np.ndarray) -> np.ndarray:

@@ -273,6 +273,36 @@ def test_a_query_about_the_user_keeps_room_for_its_best_durable_facts() -> None:
     assert _rank(rows, "what do I have", vector, settings, 1) == about_other[:1]
 
 
+def _read_in_context(own: list[float], cosine: list[float], durable: list[bool], kinds: list[str]) -> Pool:
+    """A pool of rows alone in their episodes, each row's cosine read in context given beside its own."""
+    n = len(own)
+    return Pool(
+        cosine=np.asarray(cosine, np.float32),
+        words=np.zeros(n, np.float32),
+        mask=np.ones(n, bool),
+        cold=np.zeros(n, bool),
+        durable=np.asarray(durable),
+        kind=np.asarray(kinds, "<U12"),
+        prev=np.full(n, -1),
+        next=np.full(n, -1),
+        own=np.asarray(own, np.float32),
+    )
+
+
+def test_the_durable_facts_a_query_keeps_room_for_are_chosen_by_their_own_meaning() -> None:
+    # Rows 2 and 3 are durable; row 3 reads closer in context (lifted by what was said beside it), row 2 by
+    # itself: a durable fact says all it means, so the one kept is row 2, as it is with context off.
+    own, read = [0.9, 0.8, 0.5, 0.3], [0.9, 0.8, 0.5, 0.6]
+    durable, kinds = [False, False, True, True], ["event", "event", "health", "preference"]
+    settings = RecallSettings(neighbours=0.0, durable=1)
+    pool = _read_in_context(own, read, durable, kinds)
+    assert [p for p, _, _ in rank(pool, "what can I eat", settings, 2, True)] == [0, 2]
+    listed = rank(pool, "my conditions", settings, 2, True, kinds=["health", "preference"])
+    assert [p for p, _, _ in listed] == [2, 3]
+    alone = replace(pool, own=None)  # without context the cosine it has is its own
+    assert [p for p, _, _ in rank(alone, "what can I eat", settings, 2, True)] == [0, 3]
+
+
 def test_a_query_about_a_durable_kind_lists_its_facts_first() -> None:
     rows = [_row(i, f"User felt sleepy on day {i}", [1, 0, 0, 0]) for i in range(4)]
     rows.append(_row(4, "I have epilepsy", [0, 1, 0, 0], kind=Kind.HEALTH))
