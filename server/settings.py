@@ -69,7 +69,7 @@ class Settings:
     secrets: SecretPolicy = SecretPolicy.REFUSE
     lock_timeout: float = 30.0
     profile_carried: bool = False  # the host puts the profile resource in every prompt: recall repeats none of it
-    recall_context: float = 0.0  # share of a memory's meaning read with its neighbours' (RecallSettings.context)
+    recall_context: float = RecallSettings.context  # share of a memory's meaning read with its neighbours'
 
     @property
     def memory(self) -> MemorySettings:
@@ -129,7 +129,7 @@ class Settings:
             "secrets": _secrets(env),
             "lock_timeout": _number(env, "MEMTIERS_LOCK_TIMEOUT", 30.0, float),
             "profile_carried": _flag(env, "MEMTIERS_PROFILE_CARRIED"),
-            "recall_context": _share(env, "MEMTIERS_RECALL_CONTEXT"),
+            "recall_context": _share(env, "MEMTIERS_RECALL_CONTEXT", RecallSettings.context),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]
@@ -179,11 +179,11 @@ def _number(env: Mapping[str, str], name: str, default: float, kind: type) -> fl
     return value
 
 
-def _share(env: Mapping[str, str], name: str) -> float:
-    """A share from 0 to 1 (unset: 0)."""
+def _share(env: Mapping[str, str], name: str, default: float) -> float:
+    """A share from 0 to 1 (unset: `default`)."""
     raw = env.get(name)
     if not raw:
-        return 0.0
+        return default
     try:
         value = float(raw)
     except ValueError:

@@ -39,10 +39,12 @@ def test_a_host_that_carries_the_profile_says_so_and_recall_is_told(tmp_path: Pa
     assert carried.memory.recall.profile_carried
 
 
-def test_memories_are_read_in_context_only_when_asked(tmp_path: Path) -> None:
-    assert Settings.from_env({"MEMTIERS_HOME": str(tmp_path)}).memory.recall.context == 0.0
-    asked = Settings.from_env({"MEMTIERS_HOME": str(tmp_path), "MEMTIERS_RECALL_CONTEXT": "0.5"})
-    assert asked.memory.recall.context == 0.5
+def test_memories_are_read_in_context_unless_turned_off(tmp_path: Path) -> None:
+    assert Settings.from_env({"MEMTIERS_HOME": str(tmp_path)}).memory.recall.context == 0.5
+    off = Settings.from_env({"MEMTIERS_HOME": str(tmp_path), "MEMTIERS_RECALL_CONTEXT": "0"})
+    assert off.memory.recall.context == 0.0
+    less = Settings.from_env({"MEMTIERS_HOME": str(tmp_path), "MEMTIERS_RECALL_CONTEXT": "0.3"})
+    assert less.memory.recall.context == 0.3
 
 
 @pytest.mark.parametrize(

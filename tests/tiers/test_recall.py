@@ -446,7 +446,7 @@ def test_a_reply_is_also_found_by_what_the_turn_before_it_said(
     folder = tmp_path / "ns"
     reply = _stored_beside_notes(folder, embedder, EPISODE, cold=tier == "cold")[1]
     query = "What does the pottery class do for how the user feels?"
-    alone, alone_at = _ranked_as(folder, embedder, RecallSettings(), query, reply)  # off by default
+    alone, alone_at = _ranked_as(folder, embedder, RecallSettings(context=0.0), query, reply)
     read, read_at = _ranked_as(folder, embedder, RecallSettings(context=0.5), query, reply)
     assert read > alone + 0.05  # its neighbour says what the query asks about
     assert read_at <= alone_at
