@@ -255,7 +255,10 @@ def _with_durable(pool: Pool, order: list[int], fused: np.ndarray, count: int, l
     """The best few durable facts take the places of the weakest hits if they did not make the limit.
 
     Durable facts (identity, preferences, constraints, relationships, health) are few, said once and
-    asked about in other words than they were said in; ranked among their own kind they surface.
+    asked about in other words than they were said in; ranked among their own kind they surface. Each by its
+    own meaning: a fact says all it means, and read in context a preference said beside related lines would
+    outrank a critical fact said beside unrelated ones (the simulated year, context 0.5, critical facts
+    asked by situation at k = 10: 98 of 101 read in context, 99 by their own meaning).
     """
     shown = set(order[:limit])
     count = min(count, limit // 2)  # never more than half the answer, so the best hits always stay
