@@ -370,12 +370,12 @@ class _PoolBuilder:
             prev[at : at + len(found)] = [self._at(rid) for rid in before]
             nxt[at : at + len(found)] = [self._at(rid) for rid in after]
             at += len(found)
-        cold_own = cold_cosine = self._column("cosine", np.float32)
-        if self.context and n:
-            cold_cosine = self._in_context(cold_cosine, prev, nxt)
-        own = None
-        if warm.own is not None or cold_cosine is not cold_own:
-            own = np.concatenate([warm.take(warm.cosine if warm.own is None else warm.own), cold_own])
+        cold_cosine = self._column("cosine", np.float32)
+        own = None  # every row's own cosine, where the pool reads rows in context
+        if self.context:
+            own = np.concatenate([warm.take(warm.cosine if warm.own is None else warm.own), cold_cosine])
+            if n:
+                cold_cosine = self._in_context(own, prev, nxt)
         cold_words = _share(self._column("words", np.float32), self.cold_weight)
         medians = None
         if warm.scored is not None:  # the medians as if every warm row in scope were in the pool
@@ -403,12 +403,12 @@ class _PoolBuilder:
             own=own,
         )
 
-    def _in_context(self, cold_cosine: np.ndarray, prev: np.ndarray, nxt: np.ndarray) -> np.ndarray:
-        """The cold rows' cosines read with their neighbours' in the pool (warm ones by their own cosine),
+    def _in_context(self, own: np.ndarray, prev: np.ndarray, nxt: np.ndarray) -> np.ndarray:
+        """The cold rows' cosines read with their neighbours' in the pool (`own`: every row's own cosine),
         each row's cosine to a neighbour made from the codes the search found it by."""
         warm = self.warm
         size = warm.size
-        own = np.concatenate([warm.take(warm.cosine if warm.own is None else warm.own), cold_cosine])
+        cold_cosine = own[size:]
         at = np.arange(size) if warm.chosen is None else warm.chosen
         cold = np.concatenate([found.vectors() for found in self.found])
         sides = []
