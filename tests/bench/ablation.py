@@ -31,7 +31,7 @@ SETTINGS = (("1024 tok", 50, 1024), ("k=10", 10, None))
 def variants() -> dict[str, RecallSettings]:
     full = RecallSettings()
     out = {"all techniques (default)": full}
-    for name in ("dated", "when", "grouped", "neighbours", "score_mix", "rrf_k", "cold_penalty"):
+    for name in ("dated", "when", "grouped", "neighbours", "score_mix", "rrf_k"):
         out[f"without {name}"] = full.without(name)
     out["without BM25 (text_weight 0)"] = full.without("text_weight")
     out["neighbours reach 1 (adjacent rows only)"] = replace(full, reach=1)

@@ -143,6 +143,24 @@ def test_default_tiers_rank_a_cold_row_just_below_an_equal_warm_one() -> None:
     assert found[1][1] > 0
 
 
+def test_default_tiers_rank_a_cold_row_that_answers_better_above_a_warm_one() -> None:
+    # After a sweep most of a conversation is cold and the rows left warm are durable facts, not its evidence:
+    # a cold row that matches the query better is not pushed below a weaker warm one by its tier (with a
+    # tenth of its score taken, as recall did before, it was).
+    rows = [
+        _row(0, "pottery class", [1, 0, 0, 0], tier=Tier.COLD),
+        _row(1, "pottery lesson", [1, 0.3, 0, 0]),
+        _row(2, "groceries list", [0, 0, 1, 0], day=3),
+        _row(3, "weather talk", [0, 0, 0, 1], day=6),
+    ]
+    query = _query("ceramics", [1, 0, 0, 0])
+    pool = _pool(rows, query)
+    found = rank(pool, query.text, RecallSettings(), 3, True)
+    assert [bool(pool.cold[p]) for p, _, _ in found][:2] == [True, False]
+    found = rank(pool, query.text, RecallSettings(cold_penalty=0.1), 3, True)
+    assert [bool(pool.cold[p]) for p, _, _ in found][:2] == [False, True]
+
+
 def test_scope_keeps_only_the_asked_times() -> None:
     index = _index([_row(0, "a", [1, 0, 0, 0]), _row(1, "b", [1, 0, 0, 0], day=5)])
     since = int((DAY + timedelta(days=1)).timestamp() * 1_000_000)
