@@ -134,6 +134,19 @@ def test_a_cold_hit_lends_to_the_neighbour_it_carries_a_link_to() -> None:
     assert found == [0, 1]
 
 
+def test_a_warm_hit_lends_to_the_cold_row_stored_after_it() -> None:
+    # After a sweep the question stays warm (say, as a durable fact) and its answer goes cold: the warm index
+    # no longer links the question to anything after it, but the cold answer still names it as before.
+    question = _row(0, "did you go to the pottery class", [1, 0, 0, 0])
+    answer = _row(1, "yes, last friday", [0, 1, 0, 0], tier=Tier.COLD)
+    chatter = _row(2, "unrelated chatter", [0, 0.9, 0.1, 0], tier=Tier.COLD)
+    answer = replace(answer, before=(question.record.id,))
+    found = _rank([question, answer, chatter], "pottery class", [1, 0, 0, 0], RecallSettings(neighbours=0.7), 2)
+    assert found == [0, 1]
+    pool = _pool([question, answer, chatter], _query("pottery class", [1, 0, 0, 0]))
+    assert pool.next[0] == 1 and pool.prev[1] == 0
+
+
 def test_default_tiers_rank_a_cold_row_just_below_an_equal_warm_one() -> None:
     rows = [_row(0, "pottery class", [1, 0, 0, 0], tier=Tier.COLD), _row(1, "pottery class!", [1, 0, 0, 0])]
     query = _query("pottery", [1, 0, 0, 0])
