@@ -27,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from tiers import bm25, signs
+from tiers import bm25, recall, signs
 from tiers.files import current_copy, new_copy, publish_copy
 from tiers.records import Kind, Record, Tier, records_of
 from tiers.terms import DATE_TERM_PATTERN, length
@@ -445,6 +445,7 @@ class ColdIndex:
         if not self.live or not mask.any():
             return hits
         by_words = np.flatnonzero(words > 0)
+        hits.spread(mask, by_words)
         if len(by_words) > k:
             by_words = by_words[np.argpartition(-words[by_words], k)[:k]]
         exact = self.live <= signs.EXACT_UP_TO
@@ -588,6 +589,20 @@ class ColdHits:
         self.words = words
         self.weight = weight  # the query's terms' weight among the cold rows, to put `words` on a shared scale
         self.found = Found(index, np.zeros(0, dtype=np.int64), np.zeros(0, np.float32), np.zeros(0, np.float32))
+        # Even samples of the scores of every row in scope (by meaning) and of every row any term matches (by
+        # words), with how many rows each stands for: the medians ranking scales from, over the whole tier.
+        self.cosines = recall.Sample(np.zeros(0, dtype=np.float32), 0)
+        self.worded = recall.Sample(np.zeros(0, dtype=np.float32), 0)
+
+    def spread(self, mask: np.ndarray, worded: np.ndarray) -> None:
+        """Sample the scores of the rows in scope (`mask`) and of the rows holding a term (`worded`)."""
+        inside = int(np.count_nonzero(mask))
+        rows = np.arange(0, len(mask), max(1, len(mask) // recall.MEDIAN_SAMPLE))
+        rows = rows[mask[rows]]
+        if len(rows) < recall.MEDIAN_SAMPLE // 4 < inside:  # a narrow scope: sample the rows in it
+            rows = recall.sample(np.flatnonzero(mask)).values
+        self.cosines = recall.Sample(self.cosine(rows), inside)
+        self.worded = recall.Sample(self.words[recall.sample(worded).values], len(worded))
 
     @property
     def candidates(self) -> list[Candidate]:

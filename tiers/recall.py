@@ -164,6 +164,34 @@ class Pool:
         return self.cosine if self.own is None else self.own
 
 
+MEDIAN_SAMPLE = 1_024  # values of a score a median is taken over, evenly spaced, when the rows are more
+
+
+@dataclass(frozen=True)
+class Sample:
+    """An even sample of one score over some rows, and how many rows it stands for."""
+
+    values: np.ndarray
+    rows: int
+
+
+def sample(values: np.ndarray) -> Sample:
+    """An even sample of these rows' values (all of them up to MEDIAN_SAMPLE)."""
+    return Sample(values[:: max(1, len(values) // MEDIAN_SAMPLE)], len(values))
+
+
+def median(samples: Sequence[Sample]) -> float:
+    """The median of a score over every row the samples stand for, each value weighing its share of its rows."""
+    parts = [s for s in samples if len(s.values) and s.rows]
+    if not parts:
+        return 0.0
+    values = np.concatenate([s.values for s in parts]).astype(np.float64)
+    weights = np.concatenate([np.full(len(s.values), s.rows / len(s.values)) for s in parts])
+    order = np.argsort(values, kind="stable")
+    total = np.cumsum(weights[order])
+    return float(values[order][np.searchsorted(total, total[-1] / 2.0)])
+
+
 def in_context(own: np.ndarray, sides: Sequence[tuple[np.ndarray, np.ndarray]], share: float) -> np.ndarray:
     """Rows' cosines with `share` of each taken from the better of its own and its vector added to a neighbour's.
 

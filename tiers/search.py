@@ -41,7 +41,6 @@ POOL_ALL_UP_TO = 20_000  # warm rows every query ranks in full; past this, only 
 # so every rank that counts in the fusion is the rank among all warm rows.
 WARM_DEPTH = 1_000
 NEAR_KEEP = 2 * WARM_DEPTH  # warm rows the sign codes keep per scope and query form for the exact cosine
-MEDIAN_SAMPLE = 1_024  # warm rows in scope the median cosine is taken over, when only the nearest are scored
 COLD_DEPTH = 200  # cold rows each cold search returns to the pool (LoCoMo after a sweep: 100 lost 0.6 points)
 
 
@@ -130,9 +129,7 @@ class Search:
         with store.warm() as index:
             shared = settings.shared_words
             warm = _WarmPart(index, query, Tier.WARM in query.tiers, settings.reach, shared, settings.context)
-            pool = _PoolBuilder(
-                warm, index, query, held, hits.weight if hits is not None and shared else 0.0, settings.context
-            )
+            pool = _PoolBuilder(warm, index, query, held, hits, shared, settings.context)
             if hits is not None:
                 pool.add_candidates(hits.found)
                 if settings.context and len(hits.found):
@@ -215,7 +212,7 @@ class _WarmPart:
             if shared_words:
                 self.words = _share(self.words, index.query_weight(query.terms))
         self.chosen: np.ndarray | None = None  # warm positions in the pool, in pool order; None: all of them
-        self.scored: tuple[np.ndarray, np.ndarray] | None = None  # every warm row's scores, where not all join
+        self.scored: tuple[np.ndarray, np.ndarray, int] | None = None  # every warm row's scores, where not all join
         if searched and index.live > POOL_ALL_UP_TO:
             self._choose(index, reach, query.vectors)
         self.size = size if self.chosen is None else len(self.chosen)
@@ -257,16 +254,16 @@ class _WarmPart:
         chosen = signs.union(size, found)
         self.chosen = chosen[self.mask[chosen]]
         if self.near is None:
-            self.scored = (self.cosine[inside], self.words[worded])
+            self.scored = (self.cosine[inside], self.words[worded], len(inside))
             return
         # Rows that joined by words or as a neighbour are scored by meaning too; the median cosine, which
         # ranking scales from, is taken over an even sample of the rows in scope.
         self._fill(index, vectors, self.chosen)
-        sample = inside[:: max(1, len(inside) // MEDIAN_SAMPLE)]
+        sample = inside[:: max(1, len(inside) // ranking.MEDIAN_SAMPLE)]
         self._fill(index, vectors, sample)
         if self.context:  # read in context with the neighbours scored already (the rows at the edge: one side)
             self._in_context(index, signs.union(size, [self.chosen, sample]), self._known)
-        self.scored = (self.cosine[sample], self.words[worded])
+        self.scored = (self.cosine[sample], self.words[worded], len(inside))
 
     def _in_context(self, index: WarmIndex, rows: np.ndarray, known: np.ndarray | None = None) -> None:
         """Read the cosines of these rows with those of their neighbours in scope (and `known`: scored)."""
@@ -311,15 +308,17 @@ class _PoolBuilder:
         index: WarmIndex,
         query: Query,
         held: frozenset[str] = frozenset(),
-        cold_weight: float = 0.0,
+        hits: ColdHits | None = None,
+        shared_words: bool = True,
         context: float = 0.0,
     ) -> None:
-        """`held`: ids that stay out of the ranking (what the context holds already); `cold_weight`: the query's
-        weight among the cold rows, their BM25 scores divided by it as the warm ones are (0: left as they are);
-        `context`: the share of a cold row's cosine read with its neighbours' in the pool (0: none)."""
+        """`held`: ids that stay out of the ranking (what the context holds already); `hits`: the cold search, if
+        one ran; `shared_words`: the cold rows' BM25 scores divided by the query's weight among them, as the warm
+        ones are; `context`: the share of a cold row's cosine read with its neighbours' in the pool (0: none)."""
         self.warm = warm
         self.context = context
-        self.cold_weight = cold_weight
+        self.hits = hits
+        self.cold_weight = hits.weight if hits is not None and shared_words else 0.0
         self.index = index
         self.query = query
         self.held = held
@@ -384,14 +383,7 @@ class _PoolBuilder:
                 warm_cosine[relinked] = read[: len(relinked)]
                 cold_cosine = read[len(relinked) :]
         cold_words = _share(self._column("words", np.float32), self.cold_weight)
-        medians = None
-        if warm.scored is not None:  # the medians as if every warm row in scope were in the pool
-            cosine, words = warm.scored
-            every_word = np.concatenate([words, cold_words[cold_words > 0]])
-            medians = (
-                float(np.median(np.concatenate([cosine, cold_cosine]))),
-                float(np.median(every_word)) if len(every_word) else 0.0,
-            )
+        medians = self._medians(warm_cosine)
         mask = np.concatenate([warm.take(warm.mask), np.ones(n, dtype=bool)])
         for rid in self.held:
             at = self._at(rid)
@@ -409,6 +401,26 @@ class _PoolBuilder:
             medians=medians,
             own=own,
         )
+
+    def _medians(self, warm_cosine: np.ndarray) -> tuple[float, float] | None:
+        """The medians ranking scales each signal from, as if every row in scope, of both tiers, were in the pool:
+        the pool holds only the cold rows a search found (its best), so their own medians would be far above the
+        tier's, and a row's score would hang on which tier it sits in. None where the pool holds every row."""
+        warm = self.warm
+        hits = self.hits
+        if warm.scored is None and hits is None:
+            return None
+        if warm.scored is not None:
+            cosine, words, inside = warm.scored
+            by_meaning, by_words = [ranking.Sample(cosine, inside)], [ranking.sample(words)]
+        else:
+            mask = warm.take(warm.mask)
+            words = warm.take(warm.words)[mask]
+            by_meaning, by_words = [ranking.sample(warm_cosine[mask])], [ranking.sample(words[words > 0])]
+        if hits is not None:
+            by_meaning.append(hits.cosines)
+            by_words.append(ranking.Sample(_share(hits.worded.values, self.cold_weight), hits.worded.rows))
+        return ranking.median(by_meaning), ranking.median(by_words)
 
     def _vectors(self) -> Callable[[np.ndarray], np.ndarray]:
         """The vectors of pool positions: a warm row's from the warm index, a cold row's from its codes."""

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tiers.cold import ColdHits, ColdIndex
+from tiers.cold import ColdHits, ColdIndex, ColdScope
 from tiers.embedder import FastEmbedder
 from tiers.hot import Entry
 from tiers.ledger import Move
@@ -19,9 +19,11 @@ from tiers.recall import (
     Pool,
     Ranked,
     RecallSettings,
+    Sample,
     _lend_to_neighbours,
     first_person,
     in_context,
+    median,
     pack,
     query_forms,
     rank,
@@ -145,6 +147,36 @@ def test_a_warm_hit_lends_to_the_cold_row_stored_after_it() -> None:
     assert found == [0, 1]
     pool = _pool([question, answer, chatter], _query("pottery class", [1, 0, 0, 0]))
     assert pool.next[0] == 1 and pool.prev[1] == 0
+
+
+def test_the_median_weighs_each_sample_by_the_rows_it_stands_for() -> None:
+    few = Sample(np.asarray([0.9, 0.8, 0.7], np.float32), 3)  # three rows, all of them
+    many = Sample(np.asarray([0.1, 0.2], np.float32), 1_000)  # two values standing for a thousand rows
+    assert median([few, many]) == pytest.approx(0.2)
+    assert median([few]) == pytest.approx(0.8)
+    assert median([few, Sample(np.zeros(0, np.float32), 0)]) == pytest.approx(0.8)
+    assert median([]) == 0.0
+
+
+def test_a_pool_of_a_few_cold_hits_scales_from_the_medians_of_every_cold_row() -> None:
+    # 400 cold rows, of which the search returns its best 10 by meaning: the median cosine of those alone is
+    # far above the tier's, which would squeeze every found row's score toward the bottom of the scale.
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(400, DIM))
+    cold = [_row(i, f"entry {i}", list(v), tier=Tier.COLD) for i, v in enumerate(vectors)]
+    index = _index([])
+    query = _query("chores", [1, 0, 0, 0])
+    cold_index = ColdIndex(DIM)
+    cold_index.put(store_table(cold, DIM))
+    hits = cold_index.search(query.vectors, query.terms, 10, ColdScope())
+    builder = _PoolBuilder(_WarmPart(index, query, True, 2), index, query, hits=hits)
+    builder.add_candidates(hits.found)
+    pool = builder.build()
+    assert len(pool.cosine) == 10
+    every = [float(query.vectors[0] @ r.vector) for r in cold]
+    assert pool.medians is not None
+    assert pool.medians[0] == pytest.approx(np.median(every), abs=0.03)
+    assert np.median(pool.cosine) > np.median(every) + 0.3
 
 
 def test_default_tiers_rank_a_cold_row_just_below_an_equal_warm_one() -> None:

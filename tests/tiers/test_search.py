@@ -87,7 +87,7 @@ def test_past_the_exact_size_the_sign_codes_choose_what_meaning_scores_and_the_a
 
         monkeypatch.setattr(signs, "EXACT_UP_TO", 50)
         monkeypatch.setattr(search, "NEAR_KEEP", 60)  # a quarter of the rows, by codes, in scope and among the durable
-        monkeypatch.setattr(search, "MEDIAN_SAMPLE", 40)
+        monkeypatch.setattr(recall, "MEDIAN_SAMPLE", 40)
         by_codes = [[r.record.id for r in memory.rank(query, 10)] for query in QUERIES]
 
         query = memory._search.parse(QUERIES[0], None)
