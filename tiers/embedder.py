@@ -1,9 +1,11 @@
-"""Text embeddings: a one-method contract and fastembed behind it, loaded lazily and only once.
+"""Text embeddings: a one-method contract and the model behind it, loaded lazily and only once.
 
 The default model is all-MiniLM-L6-v2 (int8 ONNX) as shipped inside PyPI packages, so no model hub
-is ever contacted; any other fastembed model name works where the hub can be reached. The default
-model runs as two graphs made from the packaged one (tiers/graphs.py): memories through a graph whose
-vectors are the packaged graph's bit for bit, queries through a faster int8 one (`embed_queries`).
+is ever contacted; it runs on onnxruntime directly (tiers/packaged.py, fastembed's vectors bit for bit
+without importing fastembed). Any other fastembed model name works through fastembed where the hub can
+be reached. The default model runs as two graphs made from the packaged one (tiers/graphs.py): memories
+through a graph whose vectors are the packaged graph's bit for bit, queries through a faster int8 one
+(`embed_queries`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import numpy as np
 
 from tiers import graphs
 from tiers.errors import StorageError
+from tiers.packaged import PackagedModel
 
 log = logging.getLogger("memtiers")
 
@@ -101,7 +104,7 @@ def embed_memories(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
 
 
 class FastEmbedder:
-    """fastembed's TextEmbedding, loaded on first use (or by `load()` ahead of time), thread-safe.
+    """The packaged model (or fastembed's TextEmbedding for a named one), loaded on first use or by `load()`.
 
     `embed` makes the vectors stored for memories; `embed_queries` those of queries, through the faster
     int8 graph for the default model (the same vectors as `embed` for any other model).
@@ -188,35 +191,8 @@ class FastEmbedder:
             raise StorageError(f"cannot load embedding model {self._model_name!r}: {exc}") from exc
 
     def _open_packaged(self, recipe: str) -> Any:
-        from fastembed import TextEmbedding
-
         folder = packaged_model_folder(self._cache_dir or Path.home() / ".cache" / "memtiers", recipe)
-        _register_default()
-        return TextEmbedding(
-            DEFAULT_MODEL, specific_model_path=str(folder), threads=self._threads, enable_cpu_mem_arena=False
-        )
-
-
-_registered = False
-
-
-def _register_default() -> None:
-    global _registered
-    if _registered:
-        return
-    from fastembed import TextEmbedding
-    from fastembed.common.model_description import ModelSource, PoolingType
-
-    if DEFAULT_MODEL not in {m["model"] for m in TextEmbedding.list_supported_models()}:
-        TextEmbedding.add_custom_model(
-            model=DEFAULT_MODEL,
-            pooling=PoolingType.MEAN,
-            normalization=True,
-            sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),
-            dim=_DIM,
-            model_file="model.onnx",
-        )
-    _registered = True
+        return PackagedModel(folder, self._threads)
 
 
 def packaged_model_folder(cache_dir: Path, recipe: str = graphs.DOCUMENTS) -> Path:
