@@ -143,8 +143,13 @@ def measure_recall(inputs: Inputs, folder: Path, figures: Figures) -> np.ndarray
         # running server's recalls do not share the cores with that, so the steady ones are timed after it.
         os.sync()
         steady = timed_each(recall, inputs.queries)
-        after = []
-        for text, query in zip(inputs.writes[: inputs.args.after_writes], inputs.queries, strict=False):
+        # Each of the first queries is asked once with no write before it and once right after a remember,
+        # the two kinds in turns (the plain one a step behind), so both are timed over the same queries in the
+        # same minutes: the steady p50 above is over other queries, timed earlier.
+        asked = inputs.queries[: inputs.args.after_writes]
+        after, plain = [], []
+        for i, (text, query) in enumerate(zip(inputs.writes, asked, strict=False)):
+            plain += timed_each(recall, [asked[i - 1]])
             memory.remember([MemoryIn(content=text)], now)
             after += timed_each(recall, [query])
         embed_times, vectors = [], []
@@ -159,6 +164,7 @@ def measure_recall(inputs: Inputs, folder: Path, figures: Figures) -> np.ndarray
         "p50": p(steady, 50),
         "p99": p(steady, 99),
         "after_write_p50": p(after, 50),
+        "unwritten_p50": p(plain, 50),
         "embed_p50": p(embed_times, 50),
     }
     return np.stack(vectors)
@@ -418,8 +424,9 @@ COLUMNS: list[tuple[str, str, Goal | None, str]] = [
     ("first_recall_s", "first recall s", None, "{:.2f}"),
     ("p50", "recall p50 ms (goal ≤15 @100k, ≤30 @1M)", _at({100_000: 15, 1_000_000: 30}), "{:.1f}"),
     ("p99", "recall p99 ms (goal ≤3× p50)", lambda _, v: 3 * float(v["p50"]), "{:.1f}"),
-    ("after_write_p50", "recall after one remember, p50 ms (goal ≤1.5× p50)",
-     lambda _, v: 1.5 * float(v["p50"]), "{:.1f}"),
+    ("after_write_p50", "recall after one remember, p50 ms (goal ≤1.5× the next column)",
+     lambda _, v: 1.5 * float(v.get("unwritten_p50", v["p50"])), "{:.1f}"),
+    ("unwritten_p50", "the same queries with no write, in turns with them, p50 ms", None, "{:.1f}"),
     ("embed_p50", "query embedding p50 ms", None, "{:.1f}"),
     ("cold_p50", "cold index top-50 by meaning ms", None, "{:.2f}"),
     ("cold_recall", "cold index recall@50 vs exact (goal ≥0.95)", None, "{:.3f}"),
@@ -500,7 +507,8 @@ def report(args: argparse.Namespace, results: list[Figures], imported: dict[str,
         f"{synthetic.TARGET_COSINE} (sigma {synthetic.jitter_sigma(384):.4f}), written by `tests/bench/fill.py`. "
         f"Recall: `Memory.recall`, default tiers, limit {LIMIT}, max_tokens {MAX_TOKENS}, the query embedded by "
         f"the model each time, {args.queries} queries (two thirds sentences, one third keywords); after one "
-        f"remember: {args.after_writes} alternations. Baselines: the same query vectors, top-{TOP_K} cosine "
+        f"remember: {args.after_writes} alternations, each query also asked with no write before it, in turns. "
+        f"Baselines: the same query vectors, top-{TOP_K} cosine "
         f"(LanceDB's exact scan on the first {args.baseline_queries}). "
         f"Server: `memtiers serve` over stdio on the same folder, {args.server_recalls} recalls and 5 remembers, "
         "then /proc VmRSS and VmHWM; its model cache holds the rewritten graphs, as a restarted server's does "
@@ -528,7 +536,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--cold-share", type=float, default=0.9, help="share of rows filled cold")
     parser.add_argument("--queries", type=int, default=200, help="recall queries per size")
     parser.add_argument("--baseline-queries", type=int, default=50, help="queries LanceDB's exact scan is timed on")
-    parser.add_argument("--after-writes", type=int, default=20, help="remember + recall alternations per size")
+    parser.add_argument("--after-writes", type=int, default=40, help="remember + recall alternations per size")
     parser.add_argument("--server-recalls", type=int, default=50, help="recalls through the stdio server")
     parser.add_argument("--pool", type=int, default=20_000, help="distinct texts the model embeds (cached)")
     parser.add_argument("--import-size", type=int, default=20_000, help="bulk import through remember (0: skip)")
