@@ -259,7 +259,7 @@ class _WarmPart:
         # Rows that joined by words or as a neighbour are scored by meaning too; the median cosine, which
         # ranking scales from, is taken over an even sample of the rows in scope.
         self._fill(index, vectors, self.chosen)
-        sample = inside[:: max(1, len(inside) // ranking.MEDIAN_SAMPLE)]
+        sample = ranking.sample(inside).values
         self._fill(index, vectors, sample)
         if self.context:  # read in context with the neighbours scored already (the rows at the edge: one side)
             self._in_context(index, signs.union(size, [self.chosen, sample]), self._known)
