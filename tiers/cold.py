@@ -29,7 +29,9 @@ import pyarrow.compute as pc
 
 from tiers import bm25, recall, signs
 from tiers.files import current_copy, new_copy, publish_copy
+from tiers.pieces import Pieces
 from tiers.records import Kind, Record, Tier, records_of
+from tiers.tables import PIECES
 from tiers.terms import DATE_TERM_PATTERN, length
 
 LINKS = 2  # episode neighbours kept on each side
@@ -38,7 +40,7 @@ FIELDS = [
     "content", "kind", "protected", "tags", "metadata", "source", "occurred_at", "created_at",
     "forget_after", "superseded_by", "superseded_at",
 ]  # fmt: skip
-COLUMNS = ["id", *FIELDS, "before", "after", "terms", "vector"]  # what the index is filled from
+COLUMNS = ["id", *FIELDS, "before", "after", "terms", "vector", PIECES]  # what the index is filled from
 _SAVED = ["ids", "alive", "durable", "kind", "occurred_us", "bits", "codes", "scale", "before", "after", "lengths"]
 _MAPPED = {"bits", "codes", "_rows", "_counts"}  # read-only after a load: mapped from the file, not read whole
 _FIELD_BATCH = 262_144  # rows per batch of fields
@@ -120,6 +122,7 @@ class ColdIndex:
         self.before = np.zeros((0, LINKS), dtype=np.uint64)
         self.after = np.zeros((0, LINKS), dtype=np.uint64)
         self.lengths = np.zeros(0, dtype=np.float32)
+        self.pieces = Pieces(dim, quantized=True)  # the long rows' pieces, in int8 as their vectors are
         self._length_sum = 0.0
         self._norms = bm25.Norms()
         self._sorted = np.zeros(0, dtype=np.uint64)  # ids of the bulk-loaded rows, sorted, and their positions
@@ -224,6 +227,8 @@ class ColdIndex:
         self.scale[start:end] = peak / 127.0
         for side, column in ((self.before, "before"), (self.after, "after")):
             side[start:end] = _links(table[column])
+        if PIECES in table.column_names:
+            self.pieces.add_column(table[PIECES], start)
         self._keep_fields(table.select(FIELDS))
         self.size = end
         self.live += n
@@ -383,6 +388,8 @@ class ColdIndex:
             np.save(target / f"{name}.npy", array[:, :n] if name == "bits" else array[:n])
         for name in ("_sorted", "_sorted_at", "_offsets", "_rows", "_counts"):
             np.save(target / f"{name}.npy", getattr(self, name))
+        for name, array in self.pieces.arrays().items():
+            np.save(target / f"{name}.npy", array)
         fields = self.fields().combine_chunks()  # batches of _FIELD_BATCH: a take reads one batch or a few
         with pa.OSFile(str(target / "fields.arrow"), "wb") as sink, pa.ipc.new_file(sink, fields.schema) as writer:
             writer.write_table(fields, max_chunksize=_FIELD_BATCH)
@@ -419,6 +426,7 @@ class ColdIndex:
             words = pa.ipc.open_file(pa.memory_map(str(target / "vocabulary.arrow"))).read_all()["word"]
             index._vocabulary = {word: i for i, word in enumerate(words.to_pylist())}
             index.saved_seen = int(meta["seen"])
+            pieces = {name: np.load(target / f"{name}.npy") for name in index.pieces.names()}
             fields = pa.ipc.open_file(pa.memory_map(str(target / "fields.arrow"))).read_all()
         except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
             return None
@@ -426,14 +434,19 @@ class ColdIndex:
             return None
         if fields.num_rows != index.size or fields.schema.names != FIELDS:
             return None
+        if not index.pieces.set_arrays(pieces, index.size):
+            return None
         index._set_fields(fields.to_batches())
         index.mapped_from = target
         return index
 
     # search
 
-    def search(self, vectors: np.ndarray, terms: Sequence[str], k: int, scope: ColdScope) -> ColdHits:
-        """The `k` best rows by meaning and the `k` best by words, with what ranking needs of each."""
+    def search(
+        self, vectors: np.ndarray, terms: Sequence[str], k: int, scope: ColdScope, pieces: bool = True
+    ) -> ColdHits:
+        """The `k` best rows by meaning and the `k` best by words, with what ranking needs of each; with `pieces`,
+        a long row's cosine is its best piece's where that is higher (tiers/pieces.py)."""
         queries = np.atleast_2d(vectors).astype(np.float32)
         mask = self._mask(scope)
         # With no dead position and no filter every posting is in scope, so none is looked up in the mask:
@@ -441,7 +454,7 @@ class ColdIndex:
         # (~200,000 postings each) over a 1,000,000-row store takes 6.8 against 8.8 ms (medians, alternating).
         in_scope = None if self.live == self.size and not scope.filtered else mask
         words, weight = self._bm25(terms, in_scope)
-        hits = ColdHits(self, queries, words, weight)
+        hits = ColdHits(self, queries, words, weight, pieces)
         if not self.live or not mask.any():
             return hits
         by_words = np.flatnonzero(words > 0)
@@ -450,6 +463,9 @@ class ColdIndex:
             by_words = by_words[np.argpartition(-words[by_words], k)[:k]]
         exact = self.live <= signs.EXACT_UP_TO
         pool = np.flatnonzero(mask) if exact else signs.nearest(self.bits, self.size, queries, [in_scope])
+        owners = hits.piece_owners[mask[hits.piece_owners]]
+        if not exact and len(owners):  # a long row is scored by its pieces too, whatever its sign code
+            pool = np.union1d(pool, owners)
         cosine = hits.cosine(pool)
         by_meaning = pool[np.argpartition(-cosine, k)[:k]] if len(pool) > k else pool
         chosen = np.unique(np.concatenate([by_meaning, by_words]))
@@ -583,7 +599,9 @@ class Found:
 class ColdHits:
     """One search's rows found, and the means to score more rows (a hit's neighbours) the same way."""
 
-    def __init__(self, index: ColdIndex, queries: np.ndarray, words: np.ndarray, weight: float) -> None:
+    def __init__(
+        self, index: ColdIndex, queries: np.ndarray, words: np.ndarray, weight: float, pieces: bool = True
+    ) -> None:
         self.index = index
         self.queries = queries
         self.words = words
@@ -593,6 +611,10 @@ class ColdHits:
         # words), with how many rows each stands for: the medians ranking scales from, over the whole tier.
         self.cosines = recall.Sample(np.zeros(0, dtype=np.float32), 0)
         self.worded = recall.Sample(np.zeros(0, dtype=np.float32), 0)
+        # The long rows (those with pieces) and their best piece's cosine, which `cosine` takes where it is higher.
+        self.piece_owners, self._piece_best = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        if pieces:
+            self.piece_owners, self._piece_best = index.pieces.best(queries, index.alive[: index.size])
 
     def spread(self, mask: np.ndarray, worded: np.ndarray) -> None:
         """Sample the scores of the rows in scope (`mask`) and of the rows holding a term (`worded`)."""
@@ -609,7 +631,7 @@ class ColdHits:
         return self.found.candidates()
 
     def cosine(self, positions: np.ndarray) -> np.ndarray:
-        """The int8 cosine of these rows to the query (its best form)."""
+        """The int8 cosine of these rows to the query (its best form); a long row's, its best piece's where higher."""
         index = self.index
         if not len(positions):
             return np.zeros(0, dtype=np.float32)
@@ -624,7 +646,12 @@ class ColdHits:
             n = min(_COSINE_BLOCK, len(positions) - low)
             np.copyto(block[:n], codes[low : low + n], casting="unsafe")
             np.max(block[:n] @ queries, axis=1, out=out[low : low + n])
-        return out * index.scale[positions]
+        out *= index.scale[positions]
+        if len(self.piece_owners):
+            at = np.minimum(np.searchsorted(self.piece_owners, positions), len(self.piece_owners) - 1)
+            long = self.piece_owners[at] == positions
+            out[long] = np.maximum(out[long], self._piece_best[at[long]])
+        return out
 
     def add(self, positions: np.ndarray, cosine: np.ndarray) -> None:
         self.found = Found(self.index, positions, cosine, self.words[positions])

@@ -17,6 +17,7 @@ import os
 import shutil
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -77,30 +78,42 @@ def pieces(text: str) -> list[str]:
     return [" ".join(words[start : start + PIECE_WORDS]) for start in range(0, len(words) - PIECE_OVERLAP, step)]
 
 
-def embed_memories(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
-    """One unit vector per memory to store; a long one stands for the mean of its pieces' vectors.
+@dataclass(frozen=True)
+class Embedded:
+    """What memories are stored with: a unit vector each, and each long one's pieces' vectors (None: read whole)."""
+
+    vectors: np.ndarray
+    pieces: list[np.ndarray | None]
+
+    def __len__(self) -> int:
+        return len(self.pieces)
+
+
+def embed_memories(embedder: Embedder, texts: Sequence[str]) -> Embedded:
+    """One unit vector per memory to store; a long one stands for the mean of its pieces' vectors, kept beside it.
 
     The model reads only a memory's first 256 word pieces: what the end of long meeting notes, a
     transcript or an imported MEMORY.md section says would be invisible to meaning. Averaged over its
-    pieces, every part counts, each diluted by the rest. Measured with every LoCoMo dev session stored
-    as one memory (`tests.bench.locomo --unit session`, about five pieces each): recall_all at 1,024
-    tokens 0.398 against 0.361 truncated (halves 0.421 / 0.368 against 0.390 / 0.324), at k = 5 0.799
-    against 0.770. Ranking by a memory's best piece would do better (probed by meaning alone on the
-    same sessions: the evidence's session first for 0.49 of the questions, against 0.36 by the mean
-    and 0.29 truncated) and needs a vector per piece in both tiers' indexes: not built. Memories of at
-    most PIECE_WORDS words, every LoCoMo turn among them, are embedded exactly as before.
+    pieces, every part counts, each diluted by the rest; recall also scores a long memory by its best
+    piece (tiers/pieces.py), so the part that answers counts undiluted. Measured with every LoCoMo dev
+    session stored as one memory (`tests.bench.locomo --unit session`, about five pieces each): the mean
+    alone gave recall_all at 1,024 tokens 0.398 against 0.361 truncated (halves 0.421 / 0.368 against
+    0.390 / 0.324); docs/benchmark.md has the best piece beside them. Memories of at most PIECE_WORDS
+    words, every LoCoMo turn among them, are embedded exactly as before and have no pieces.
     """
     split = [pieces(text) for text in texts]
     if all(len(p) == 1 for p in split):
-        return embedder.embed(list(texts))
+        return Embedded(embedder.embed(list(texts)), [None] * len(split))
     flat = embedder.embed([piece for p in split for piece in p])
     out = np.empty((len(split), flat.shape[1]), dtype=np.float32)
+    kept: list[np.ndarray | None] = []
     at = 0
     for row, p in enumerate(split):
         mean = flat[at : at + len(p)].mean(axis=0)
         out[row] = mean / max(float(np.linalg.norm(mean)), 1e-12)
+        kept.append(flat[at : at + len(p)].copy() if len(p) > 1 else None)
         at += len(p)
-    return out
+    return Embedded(out, kept)
 
 
 class FastEmbedder:

@@ -56,6 +56,9 @@ class RecallSettings:
     # leaves the simulated year's agent-written store where it was (answer in context 99.1% -> 99.0%, its
     # critical facts asked by situation at k = 10 100 -> 99 of 101). 0: each row read alone.
     context: float = 0.5
+    # A long memory (tiers/pieces.py) is scored by meaning as the nearer of its mean and its best piece, so what
+    # its end says counts undiluted; off: by the mean of its pieces alone. LoCoMo's turns are all short.
+    pieces: bool = True
 
     def without(self, *names: str) -> RecallSettings:
         """These settings with the named techniques switched off."""

@@ -17,8 +17,8 @@ from tiers.embedder import Embedder, embed_memories
 from tiers.errors import StorageError
 from tiers.locking import file_lock, serving_lock
 from tiers.records import Tier
-from tiers.store import read_meta, write_meta
-from tiers.tables import Connection, Table, schema
+from tiers.store import pieces_column, read_meta, write_meta
+from tiers.tables import PIECES, Connection, Table, schema
 
 Progress = Callable[[int, int], None]
 
@@ -81,9 +81,12 @@ def reembed(
             done += len(have)
             for rows in _batches(old, have, batch):
                 texts = rows["content"].to_pylist()
-                vectors = embed_memories(embedder, texts)
-                column = pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel(), pa.float32()), embedder.dim)
+                made = embed_memories(embedder, texts)
+                column = pa.FixedSizeListArray.from_arrays(pa.array(made.vectors.ravel(), pa.float32()), embedder.dim)
                 rows = rows.set_column(rows.schema.get_field_index("vector"), "vector", column)
+                if PIECES in rows.column_names:
+                    rows = rows.drop_columns([PIECES])
+                rows = rows.append_column(PIECES, pieces_column(made.pieces, embedder.dim))
                 new.add(rows.cast(schema(embedder.dim)))
                 done += rows.num_rows
                 if progress:

@@ -122,13 +122,15 @@ class Search:
         hits: ColdHits | None = None
         if Tier.COLD in query.tiers:
             scope = cold_scope(query.tags, query.since, query.until)
-            hits = store.cold_search(query.vectors, query.terms, max(COLD_DEPTH, 2 * limit), scope)
+            depth = max(COLD_DEPTH, 2 * limit)
+            hits = store.cold_search(query.vectors, query.terms, depth, scope, settings.pieces)
         kinds = ranking.asked_kinds(
             parts.vectors_of(list(ranking.KIND_NAMES.values())), query.vectors, settings.kind_match
         )
         with store.warm() as index:
             shared = settings.shared_words
-            warm = _WarmPart(index, query, Tier.WARM in query.tiers, settings.reach, shared, settings.context)
+            searched = Tier.WARM in query.tiers
+            warm = _WarmPart(index, query, searched, settings.reach, shared, settings.context, settings.pieces)
             pool = _PoolBuilder(warm, index, query, held, hits, shared, settings.context)
             if hits is not None:
                 pool.add_candidates(hits.found)
@@ -189,8 +191,10 @@ class _WarmPart:
         reach: int,
         shared_words: bool = True,
         context: float = 0.0,
+        pieces: bool = True,
     ) -> None:
-        """`context`: the share of a row's cosine read with its neighbours' (RecallSettings.context; 0: none)."""
+        """`context`: the share of a row's cosine read with its neighbours' (RecallSettings.context; 0: none);
+        `pieces`: a long row scored by its best piece too (RecallSettings.pieces)."""
         size = index.size
         self.context = context
         self.own: np.ndarray | None = None  # the rows' own cosines, where `cosine` holds them read in context
@@ -204,8 +208,12 @@ class _WarmPart:
             self.mask = index.mask(scope)
             if index.live > max(POOL_ALL_UP_TO, signs.EXACT_UP_TO):
                 self.cosine = self._by_codes(index, query.vectors)
+                if pieces:
+                    self._by_pieces(index, query.vectors)
             else:
                 self.cosine = index.cosine(query.vectors)
+                if pieces:
+                    self._by_pieces(index, query.vectors)
                 if context:
                     self._in_context(index, np.flatnonzero(self.mask))
             self.words = index.bm25(query.terms)
@@ -229,6 +237,17 @@ class _WarmPart:
         cosine[self.near] = index.cosine_at(vectors, self.near)
         self._known[self.near] = True
         return cosine
+
+    def _by_pieces(self, index: WarmIndex, vectors: np.ndarray) -> None:
+        """A long row's cosine is its best piece's where that is higher (tiers/pieces.py); scored by meaning whatever
+        its sign code, when only the rows the codes chose are."""
+        owners, best = index.pieces.best(vectors, self.mask)
+        if not len(owners):
+            return
+        if self.near is not None:
+            self._fill(index, vectors, owners)
+            self.near = np.union1d(self.near, owners)
+        self.cosine[owners] = np.maximum(self.cosine[owners], best)
 
     def _fill(self, index: WarmIndex, vectors: np.ndarray, positions: np.ndarray) -> None:
         """The cosines of these positions, where the codes did not choose them."""

@@ -37,7 +37,7 @@ from tiers.errors import CorruptFile, ModelMismatch
 from tiers.files import read_json_object, write_atomic
 from tiers.ledger import Ledger, Move
 from tiers.records import Record, Tier
-from tiers.tables import RECORD_COLUMNS, Connection, Table, check_id, schema
+from tiers.tables import PIECES, RECORD_COLUMNS, Connection, Table, check_id, schema
 from tiers.terms import document_terms
 from tiers.timeparse import as_utc
 from tiers.warm import Row, WarmIndex, rows_of
@@ -50,7 +50,7 @@ SCHEMA_VERSION = 2
 # 465 MB after reading both tables through pylance (tests/bench/scale.py's server figures, probe runs).
 SAVED_FROM = 1_000
 DEFAULT_DIM = 384  # of the default model: what a damaged store.json is told to name when nothing else is known
-_ROW_COLUMNS = [*RECORD_COLUMNS, "hash", "terms", "vector"]
+_ROW_COLUMNS = [*RECORD_COLUMNS, "hash", "terms", "vector", PIECES]
 _HIT_COLUMNS = [*RECORD_COLUMNS, "hash", "vector"]
 
 __all__ = ["Candidate", "ColdHits", "ColdScope", "Found", "Store", "check_id"]
@@ -315,7 +315,7 @@ class Store:
 
     def _stamp(self, table: Table) -> dict[str, object]:
         """What a saved copy of an index must match to be read: its layout, its table, the model."""
-        return {"format": 3, "table": table.name, "where": table.where, "model": self.model}
+        return {"format": 4, "table": table.name, "where": table.where, "model": self.model}
 
     def _drop_saved(self) -> None:
         """Remove the saved copies of both indexes (they hold the words of every record they were made from)."""
@@ -387,12 +387,15 @@ class Store:
             return self.cold_table.count()
         return self.count(Tier.WARM) + self.count(Tier.COLD)
 
-    def cold_search(self, vectors: np.ndarray, terms: Sequence[str], k: int, scope: ColdScope) -> ColdHits | None:
-        """Search the cold tier's index by meaning and by words; None while nothing was ever sent cold."""
+    def cold_search(
+        self, vectors: np.ndarray, terms: Sequence[str], k: int, scope: ColdScope, pieces: bool = True
+    ) -> ColdHits | None:
+        """Search the cold tier's index by meaning and by words (`pieces`: long rows by their best piece too);
+        None while nothing was ever sent cold."""
         if self._cold is None and not self.cold_table.count():
             return None  # not even the index is loaded
         with self.cold() as index:
-            return index.search(vectors, list(terms), k, scope)
+            return index.search(vectors, list(terms), k, scope, pieces)
 
     def cold_lookup(self, hits: ColdHits, ids: Sequence[str]) -> Found:
         """Cold ids the search did not find (a hit's neighbours), scored as it scored its own rows."""
@@ -488,6 +491,8 @@ class Store:
             dst = Tier.COLD if src is Tier.WARM else Tier.WARM
             ids = [m.rid for m in chosen]
             rows = self.table(src).get(ids)
+            if PIECES not in rows.column_names:  # a table made before the column was
+                rows = rows.append_column(PIECES, pieces_column([None] * rows.num_rows, self.dim))
             if src is Tier.WARM:
                 rows = self._with_neighbours(rows)
             rows = rows.set_column(rows.schema.get_field_index("tier"), "tier", pa.array([dst.value] * rows.num_rows))
@@ -588,8 +593,8 @@ def write_meta(path: Path, meta: dict[str, Any]) -> None:
     write_atomic(path, json.dumps(meta))
 
 
-def new_row(record: Record, digest: str, vector: np.ndarray) -> Row:
-    return Row(record, digest, document_terms(record.content, record.occurred_at), vector)
+def new_row(record: Record, digest: str, vector: np.ndarray, pieces: np.ndarray | None = None) -> Row:
+    return Row(record, digest, document_terms(record.content, record.occurred_at), vector, pieces=pieces)
 
 
 def _table(rows: Sequence[Row], dim: int) -> pa.Table:
@@ -616,9 +621,23 @@ def _table(rows: Sequence[Row], dim: int) -> pa.Table:
         "terms": [row.terms for row in rows],
     }
     full = schema(dim)
-    arrays = [pa.array(columns[f.name], type=f.type) for f in full if f.name != "vector"]
+    arrays = [pa.array(columns[f.name], type=f.type) for f in full if f.name not in ("vector", PIECES)]
     arrays.append(pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel(), pa.float32()), dim))
+    arrays.append(pieces_column([row.pieces for row in rows], dim))
     return pa.Table.from_arrays(arrays, schema=full)
+
+
+def pieces_column(pieces: Sequence[np.ndarray | None], dim: int) -> pa.Array:
+    """A `pieces` column: each row's piece vectors (pieces x dim), or null where it has none."""
+    kind = schema(dim).field(PIECES).type
+    if all(p is None for p in pieces):
+        return pa.nulls(len(pieces), kind)
+    counts = np.asarray([0 if p is None else len(p) for p in pieces], dtype=np.int32)
+    offsets = pa.array(np.concatenate([[0], np.cumsum(counts)]).astype(np.int32))
+    flat = np.concatenate([np.asarray(p, dtype=np.float32).reshape(-1) for p in pieces if p is not None])
+    inner = pa.FixedSizeListArray.from_arrays(pa.array(flat, pa.float32()), dim)
+    mask = pa.array([p is None for p in pieces])
+    return pa.ListArray.from_arrays(offsets, inner, type=kind, mask=mask)
 
 
 def _stored_values(values: dict[str, Any]) -> dict[str, Any]:

@@ -61,8 +61,13 @@ def schema(dim: int) -> pa.Schema:
             # Every term the record is found by (tiers/terms.py), space-separated.
             ("terms", pa.string()),
             ("vector", pa.list_(pa.float32(), dim)),
+            # A long memory's pieces' vectors, in order (tiers/pieces.py); null for one the model reads whole.
+            ("pieces", pa.list_(pa.list_(pa.float32(), dim))),
         ]
     )
+
+
+PIECES = "pieces"  # the column a table made before it was added lacks until its first write adds it
 
 
 def check_id(rid: str) -> str:
@@ -149,6 +154,7 @@ class Table:
         if self._local is None or not (self._local / "_versions").is_dir():
             self._open(create=True)  # made now if new; on object storage opened now: a wrong bucket is said at once
         self._indexed: set[str] | None = None
+        self._pieces: bool | None = None  # True once the table is known to have the `pieces` column
 
     @property
     def _table(self) -> Any:
@@ -193,6 +199,7 @@ class Table:
     def get(self, ids: Sequence[str], columns: Sequence[str] | None = None) -> pa.Table:
         """The rows with these ids (in no particular order)."""
         parts = []
+        columns = self._present(columns)
         with self._reading():
             dataset = self._dataset() if self._local is not None else None
             for start in range(0, len(ids), 500):
@@ -229,6 +236,7 @@ class Table:
         self, columns: Sequence[str] | None = None, where: str | None = None, batch: int = 10_000
     ) -> Iterator[pa.RecordBatch]:
         """Every row (or those matching `where`), in batches: never the whole table in memory at once."""
+        columns = self._present(columns)
         with self._reading():
             if self._local is not None:
                 chosen = list(columns) if columns else None
@@ -248,11 +256,47 @@ class Table:
         """Append rows as one new version (a local table through pylance: a remember needs no LanceDB)."""
         if not rows.num_rows:
             return
+        if PIECES not in rows.column_names:  # rows read from a table made before the column was
+            rows = rows.append_column(PIECES, pa.nulls(rows.num_rows, schema(self.dim).field(PIECES).type))
+        if not self._has_pieces():
+            self._add_pieces()
         if self._local is not None:  # opened first: a table that vanished is an error, never made again
             wanted = schema(self.dim)
             self._dataset().insert(rows.select(wanted.names).cast(wanted), mode="append")
             return
         self._table.add(rows.select(self._table.schema.names).cast(self._table.schema))
+
+    def _present(self, columns: Sequence[str] | None) -> Sequence[str] | None:
+        """The columns asked for, but `pieces` only where the table has it (a reader gets rows without it)."""
+        if columns is None or PIECES not in columns or self._has_pieces():
+            return columns
+        return [c for c in columns if c != PIECES]
+
+    def _has_pieces(self) -> bool:
+        """Whether the table has the `pieces` column: once it has, it keeps it; until then, looked at each time
+        (another process's write may add it)."""
+        if not self._pieces:
+            names = self._dataset().schema.names if self._local is not None else self._table.schema.names
+            self._pieces = PIECES in names or None
+        return bool(self._pieces)
+
+    def _add_pieces(self) -> None:
+        """Add the `pieces` column (null in every row: no data file is written) to a table made before it was.
+
+        Done by the first write, which holds the data folder's write lock; until then readers read without it.
+        """
+        field = schema(self.dim).field(PIECES)
+        try:
+            if self._local is not None:
+                self._dataset().add_columns(pa.schema([field]))
+            else:
+                self._table.add_columns(field)
+        except (OSError, RuntimeError, ValueError):
+            self._pieces = None
+            if not self._has_pieces():  # added meanwhile by another writer: nothing to do
+                raise
+        self._pieces = True
+        log.info("added the pieces column to the %s table", self.name)
 
     @_mapped("deleting from")
     def delete(self, ids: Sequence[str]) -> None:
@@ -314,6 +358,7 @@ class Table:
         try:
             self._db = self._db if self._db is not None else self._connect()
             self._opened = self._db.create_table(self.name, data=reader, mode="overwrite")
+            self._pieces = True
         except (OSError, RuntimeError, ValueError) as exc:
             raise StorageError(
                 f"rewriting the {self.name} table in {self.where} failed: {backend_message(exc)}"

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tiers import importers
 from tiers import transfer_storage as storage
-from tiers.embedder import embed_memories
+from tiers.embedder import embed_memories, pieces
 from tiers.errors import InvalidInput
 from tiers.hot import Entry, check_key
 from tiers.ledger import Move, Usage
@@ -272,6 +272,8 @@ class _MoveLine(BaseModel):
     note: str | None = None
 
 
+_Vectors = tuple[list[float], list[list[float]] | None]  # a memory's vector, and its pieces' where it has some
+
 _LINES: dict[str, type[BaseModel]] = {
     "record": _RecordLine,
     "profile": _ProfileLine,
@@ -452,28 +454,29 @@ def _fix_supersession(state: _Restore) -> None:
                 writer.supersede(rid, by, at)
 
 
-def _vectors(memory: Memory, lines: list[_RecordLine], state: _Restore) -> dict[str, list[float]]:
-    """Each line's vector by content hash: the file's when this model made it, else embedded now."""
+def _vectors(memory: Memory, lines: list[_RecordLine], state: _Restore) -> dict[str, _Vectors]:
+    """Each line's vector (and a long one's pieces') by content hash: the file's when this model made it and the
+    memory is short enough to have no pieces (a file holds no pieces), else embedded now."""
     embedder = memory.embedder
-    out: dict[str, list[float]] = {}
+    out: dict[str, _Vectors] = {}
     missing: list[_RecordLine] = []
     for line in lines:
         given = line.vector
         if given is not None and given.model == embedder.name and given.dim == embedder.dim:
             values = np.frombuffer(base64.b64decode(given.float32), dtype="<f4")
-            if values.shape == (embedder.dim,):
-                out[content_hash(line.content)] = values.tolist()
+            if values.shape == (embedder.dim,) and len(pieces(line.content)) == 1:
+                out[content_hash(line.content)] = (values.tolist(), None)
                 continue
         missing.append(line)
     if missing:
         made = embed_memories(embedder, [line.content for line in missing])
-        for line, vector in zip(missing, made, strict=True):
-            out[content_hash(line.content)] = vector.tolist()
+        for line, vector, kept in zip(missing, made.vectors, made.pieces, strict=True):
+            out[content_hash(line.content)] = (vector.tolist(), None if kept is None else kept.tolist())
         state.embedded += len(missing)
     return out
 
 
-def _row(line: _RecordLine, rid: str, hashed: str, vector: list[float]) -> dict[str, Any]:
+def _row(line: _RecordLine, rid: str, hashed: str, vectors: _Vectors) -> dict[str, Any]:
     return {
         "id": rid,
         "hash": hashed,
@@ -489,7 +492,8 @@ def _row(line: _RecordLine, rid: str, hashed: str, vector: list[float]) -> dict[
         "forget_after": as_utc(line.forget_after) if line.forget_after else None,
         "superseded_by": line.superseded_by,
         "superseded_at": as_utc(line.superseded_at) if line.superseded_at else None,
-        "vector": vector,
+        "vector": vectors[0],
+        "pieces": vectors[1],
     }
 
 

@@ -125,4 +125,6 @@ def row_from_dict(row: dict[str, Any]) -> Row:
     record = record_from_dict({"before": None, "after": None, **row})
     vector = np.asarray(row["vector"], dtype=np.float32)
     terms = document_terms(record.content, record.occurred_at)
-    return Row(record, row["hash"], terms, vector, tuple(row.get("before") or ()), tuple(row.get("after") or ()))
+    pieces = None if row.get("pieces") is None else np.asarray(row["pieces"], dtype=np.float32)
+    links = tuple(row.get("before") or ()), tuple(row.get("after") or ())
+    return Row(record, row["hash"], terms, vector, *links, pieces=pieces)

@@ -15,7 +15,7 @@ import bisect
 import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -24,8 +24,9 @@ import pyarrow.compute as pc
 
 from tiers import bm25, signs
 from tiers.files import current_copy, new_copy, publish_copy
+from tiers.pieces import Pieces
 from tiers.records import Record, records_of
-from tiers.tables import RECORD_COLUMNS
+from tiers.tables import PIECES, RECORD_COLUMNS
 from tiers.terms import DATE_TERM_PATTERN, length
 
 # What a saved copy holds besides the table's rows (`base.arrow`) and the vocabulary of their postings.
@@ -66,6 +67,7 @@ class Row:
     vector: np.ndarray
     before: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
+    pieces: np.ndarray | None = None  # a long memory's pieces' vectors (tiers/pieces.py); None: read whole
 
 
 def micros(record: Record) -> tuple[int, int]:
@@ -81,10 +83,21 @@ def rows_of(table: pa.Table, vectors: np.ndarray | None = None) -> list[Row]:
     terms = table["terms"].to_pylist() if "terms" in names else [""] * table.num_rows
     hashes = table["hash"].to_pylist() if "hash" in names else [""] * table.num_rows
     links = zip(table["before"].to_pylist(), table["after"].to_pylist(), strict=True)
+    pieces = pieces_of(table)
     return [
-        Row(record, hashes[i], terms[i] or "", vectors[i], tuple(before or ()), tuple(after or ()))
+        Row(record, hashes[i], terms[i] or "", vectors[i], tuple(before or ()), tuple(after or ()), pieces.get(i))
         for i, (record, (before, after)) in enumerate(zip(records_of(table), links, strict=True))
     ]
+
+
+def pieces_of(table: pa.Table) -> dict[int, np.ndarray]:
+    """Each row's piece vectors where it has some (its `pieces` column), by row number."""
+    if PIECES not in table.column_names:
+        return {}
+    found = Pieces(table.schema.field(PIECES).type.value_type.list_size)
+    found.add_column(table[PIECES], 0)
+    owners = np.unique(found.owner[: found.count])
+    return {int(row): found.of(int(row)) for row in owners}  # type: ignore[misc]
 
 
 def vectors_of(table: pa.Table) -> np.ndarray:
@@ -113,6 +126,7 @@ class WarmIndex:
         self._norms = bm25.Norms()  # positions are only appended until the next reset (a repack)
         self.prev = np.zeros(0, dtype=np.int64)
         self.next = np.zeros(0, dtype=np.int64)
+        self.pieces = Pieces(self.dim)  # the long rows' pieces, scored beside their own vectors (tiers/pieces.py)
         self.positions: dict[str, int] = {}
         self.by_hash: dict[str, str] = {}
         self._ids: list[str | None] = []
@@ -151,6 +165,9 @@ class WarmIndex:
             flat = chunk.flatten().to_numpy(zero_copy_only=False)
             self.vectors[at : at + len(chunk)] = flat.reshape(len(chunk), self.dim)
             at += len(chunk)
+        if PIECES in table.column_names:
+            self.pieces.add_column(table[PIECES], 0)
+            table = table.drop_columns([PIECES])
         table = table.drop_columns(["vector"]).combine_chunks()
         self._base = table  # rows are made from it; their vectors are self.vectors
         self.occurred_us[:n] = table["occurred_at"].cast(pa.int64()).to_numpy(zero_copy_only=False)
@@ -224,6 +241,8 @@ class WarmIndex:
         for name in _SAVED:
             array = getattr(self, name)
             np.save(target / f"{name}.npy", array if name.startswith("_") else array[:n])
+        for name, array in self.pieces.arrays().items():
+            np.save(target / f"{name}.npy", array)
         _write_arrow(target / "base.arrow", self._base)
         words = sorted(self._base_vocabulary, key=self._base_vocabulary.__getitem__)
         _write_arrow(target / "vocabulary.arrow", pa.table({"word": pa.array(words, pa.string())}))
@@ -246,6 +265,7 @@ class WarmIndex:
             index = cls(int(meta["dim"]))
             n = int(meta["size"])
             arrays = {name: np.load(target / f"{name}.npy") for name in _SAVED}
+            pieces = {name: np.load(target / f"{name}.npy") for name in index.pieces.names()}
             base = _read_arrow(target / "base.arrow")
             words = _read_arrow(target / "vocabulary.arrow")["word"].to_pylist()
             length_sum, seen = float(meta["length_sum"]), int(meta["seen"])
@@ -257,6 +277,8 @@ class WarmIndex:
         if not shapes_ok or base.num_rows != n or set(base.column_names) != set(_BASE_COLUMNS):
             return None
         if len(arrays["_base_offsets"]) != len(words) + 1 or len(arrays["_base_rows"]) != len(arrays["_base_counts"]):
+            return None
+        if not index.pieces.set_arrays(pieces, n):
             return None
         for name, array in arrays.items():
             setattr(index, name, array)
@@ -310,7 +332,7 @@ class WarmIndex:
         if position is None:
             return
         row = self.row(position)
-        self._rows[position] = Row(record, row.hash, row.terms, row.vector, row.before, row.after)
+        self._rows[position] = replace(row, record=record)
         self.durable[position] = record.protected and not record.superseded_by
         self.kind[position] = record.kind.value
 
@@ -325,6 +347,8 @@ class WarmIndex:
         self.positions[record.id] = position
         self.by_hash.setdefault(row.hash, record.id)
         self.vectors[position] = row.vector
+        if row.pieces is not None and len(row.pieces):
+            self.pieces.add(np.full(len(row.pieces), position, dtype=np.int64), row.pieces)
         occurred, created = micros(record)
         self.occurred_us[position] = occurred
         self.created_us[position] = created
@@ -367,6 +391,8 @@ class WarmIndex:
     def _repack(self) -> None:
         """Drop the positions of removed rows (from memory alone, no table read)."""
         live = list(self.live_rows())
+        if self.pieces.count:
+            live = [replace(row, pieces=self.pieces.of(self.positions[row.record.id])) for row in live]
         self._reset()
         self.put(live)
 

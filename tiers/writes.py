@@ -163,7 +163,7 @@ class Writer:
                 new_row(
                     replace(plan.fresh[h], created_at=plan.fresh[h].created_at + timedelta(microseconds=i)),
                     h,
-                    vectors[h],
+                    *vectors[h],
                 )
                 for i, h in enumerate(plan.fresh_order)
             ]
@@ -273,15 +273,15 @@ class _Plan:
 
 
 def _embed_missing(parts: Parts, prepared: Sequence[Prepared], known: dict[str, Any]) -> dict[str, Any]:
-    """Vectors of the memories not already stored, by content hash (a repeat costs no embedding)."""
+    """(vector, pieces) of the memories not already stored, by content hash (a repeat costs no embedding)."""
     texts: dict[str, str] = {}
     for item in prepared:
         if item.hash not in known and item.hash not in texts:
             texts[item.hash] = item.record.content
     if not texts:
         return {}
-    vectors = embed_memories(parts.embedder, list(texts.values()))
-    return dict(zip(texts, vectors, strict=True))
+    made = embed_memories(parts.embedder, list(texts.values()))
+    return dict(zip(texts, zip(made.vectors, made.pieces, strict=True), strict=True))
 
 
 def _usage_heat(parts: Parts, usage: Any, now: datetime) -> float | None:

@@ -42,6 +42,7 @@ def fill(memory: Memory, rows: Iterable[pa.Table]) -> int:
                     "terms": [document_terms(c, as_utc(o)) for c, o in zip(contents, occurred, strict=True)],
                     "before": [[] for _ in contents],
                     "after": [[] for _ in contents],
+                    "pieces": [None for _ in contents],  # every synthetic memory is short: no pieces
                 }
                 columns = [
                     batch[f.name] if f.name in batch.column_names else pa.array(extra[f.name], f.type) for f in full

@@ -53,7 +53,9 @@ def test_a_text_past_the_piece_size_is_cut_into_overlapping_pieces_that_cover_ev
 
 def test_short_memories_are_embedded_as_the_model_embeds_them(embedder: FastEmbedder) -> None:
     texts = ["a short note", " ".join(["word"] * PIECE_WORDS)]
-    assert np.array_equal(embed_memories(embedder, texts), embedder.embed(texts))
+    made = embed_memories(embedder, texts)
+    assert np.array_equal(made.vectors, embedder.embed(texts))
+    assert made.pieces == [None, None]
 
 
 def test_a_long_memory_stands_for_all_its_pieces(embedder: FastEmbedder) -> None:
@@ -61,12 +63,17 @@ def test_a_long_memory_stands_for_all_its_pieces(embedder: FastEmbedder) -> None
     assert len(pieces(note)) == 2
     query = embedder.embed([_QUERY])[0]
 
-    stored, short = embed_memories(embedder, [note, _OTHERS[0]])
+    made = embed_memories(embedder, [note, _OTHERS[0]])
+    stored, short = made.vectors
     truncated = embedder.embed([note])[0]  # what the model makes of the first 256 word pieces alone
 
     assert np.linalg.norm(stored) == pytest.approx(1.0, abs=1e-5)
     np.testing.assert_allclose(short, embedder.embed([_OTHERS[0]])[0], atol=1e-5)  # a batch may mix both kinds
     assert float(stored @ query) > float(truncated @ query)
+    kept = made.pieces[0]
+    assert kept is not None and made.pieces[1] is None
+    np.testing.assert_allclose(kept, embedder.embed(pieces(note)), atol=1e-5)  # each piece as the model reads it
+    assert float((kept @ query).max()) > float(stored @ query)  # the trip's piece, undiluted by the kitchen
 
 
 @pytest.mark.parametrize("in_pieces", [True, False])
