@@ -7,7 +7,7 @@ from typing import Any
 
 from tiers.hot import Entry, render
 from tiers.outcomes import Forgotten, Promoted, Stored
-from tiers.recall import Packed
+from tiers.recall import Packed, Ranked
 from tiers.records import tokens_of
 from tiers.timeparse import iso
 
@@ -36,24 +36,35 @@ def stored_text(stored: Sequence[Stored]) -> str:
 
 def recall_data(packed: Packed) -> dict[str, Any]:
     return {
-        "memories": [
-            {
-                "id": h.record.id,
-                "tier": h.record.tier.value,
-                "content": h.record.content,
-                "score": round(h.score, 4),
-                "occurred_at": iso(h.record.occurred_at),
-                "tags": list(h.record.tags),
-                "metadata": h.record.metadata,
-                "source": h.record.source,
-                "superseded_by": h.record.superseded_by,
-            }
-            for h in packed.hits
-        ],
+        "memories": [_hit_data(h) for h in packed.hits],
         "profile": {key: entry.value for key, entry in packed.profile.items()},
         "left_out": packed.left_out,
         "tokens": packed.tokens,
     }
+
+
+def _hit_data(hit: Ranked) -> dict[str, Any]:
+    """A hit as data; a long memory shown by an excerpt gives the excerpt as its content, and where it lies."""
+    record, cut = hit.record, hit.excerpt
+    data = {
+        "id": record.id,
+        "tier": record.tier.value,
+        "content": record.content if cut is None else cut.text,
+        "score": round(hit.score, 4),
+        "occurred_at": iso(record.occurred_at),
+        "tags": list(record.tags),
+        "metadata": record.metadata,
+        "source": record.source,
+        "superseded_by": record.superseded_by,
+    }
+    if cut is not None:
+        data["excerpt"] = {
+            "first_word": cut.first,
+            "last_word": cut.last,
+            "words": cut.words,
+            "whole_tokens": cut.whole_tokens,
+        }
+    return data
 
 
 def entry_data(entry: Entry) -> dict[str, Any]:

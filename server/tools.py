@@ -31,7 +31,9 @@ earlier conversations, decisions or facts about the user. Searches the hot profi
 meaning and by words, with the memories said just before and after a hit; cold (old) ones rank just below
 equally good warm ones. Set `max_tokens` to cap everything you read back. Returns the matching profile
 entries, then the best memories grouped under the day they happened ("2026-11-30:" or "2026-11-30 cold:"),
-one line each: [id] content #tags, then how many were left out by the budget."""
+one line each: [id] content #tags, then how many were left out by the budget. A long memory that does not fit
+the budget whole is shown by its part nearest the query, marked "(excerpt: words 121-270 of 812; the whole is
+1130 tokens)": recall again with a larger `max_tokens` to read it all."""
 
 PROFILE = """Read or change the hot profile: the few facts carried every turn (name, current project,
 preferences, hard constraints). With no arguments it returns the profile. `set` adds or changes entries

@@ -78,6 +78,12 @@ def pieces(text: str) -> list[str]:
     return [" ".join(words[start : start + PIECE_WORDS]) for start in range(0, len(words) - PIECE_OVERLAP, step)]
 
 
+def piece_span(words: int, piece: int) -> tuple[int, int]:
+    """Where piece number `piece` of a text of `words` words (one past PIECE_WORDS at least) starts and ends."""
+    start = piece * (PIECE_WORDS - PIECE_OVERLAP)
+    return start, min(start + PIECE_WORDS, words)
+
+
 @dataclass(frozen=True)
 class Embedded:
     """What memories are stored with: a unit vector each, and each long one's pieces' vectors (None: read whole)."""

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from tiers.embedder import piece_span
 from tiers.hot import Entry
 from tiers.records import Kind, Record, Tier, tokens_of
 from tiers.terms import TIME_TERM, asked_dates
@@ -59,6 +60,9 @@ class RecallSettings:
     # A long memory (tiers/pieces.py) is scored by meaning as the nearer of its mean and its best piece, so what
     # its end says counts undiluted; off: by the mean of its pieces alone. LoCoMo's turns are all short.
     pieces: bool = True
+    # A long memory that does not fit the budget whole is shown by its piece nearest the query (what it says
+    # there, marked as an excerpt with its place and the whole's size) instead of being left out.
+    excerpts: bool = True
 
     def without(self, *names: str) -> RecallSettings:
         """These settings with the named techniques switched off."""
@@ -73,11 +77,26 @@ class RecallSettings:
 
 @dataclass(frozen=True)
 class Ranked:
-    """A candidate after ranking: its record, fused score and cosine similarity to the query."""
+    """A candidate after ranking: its record, fused score and cosine similarity to the query; for a long memory,
+    which of its pieces (tiers/embedder.py `pieces`) is nearest the query by meaning; once packed, the excerpt
+    shown of it where the whole did not fit the budget."""
 
     record: Record
     score: float
     similarity: float
+    piece: int | None = None
+    excerpt: Excerpt | None = None
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    """The piece of a long memory shown in its place: its words `first` to `last` (from 1) of `words`."""
+
+    text: str
+    first: int
+    last: int
+    words: int
+    whole_tokens: int  # what showing the memory whole costs, at 4 characters a token
 
 
 @dataclass
@@ -339,13 +358,25 @@ def render_hit(hit: Ranked, grouped: bool = False) -> str:
         head = f"[{record.id} {record.occurred_at.date().isoformat()}"
         if record.tier is not Tier.WARM:
             head += f" {record.tier.value}"
-    line = f"{head}] {' '.join(record.content.split())}"
+    if hit.excerpt is None:
+        line = f"{head}] {' '.join(record.content.split())}"
+    else:
+        cut = hit.excerpt
+        line = f"{head}] ... {cut.text} ... (excerpt: words {cut.first}-{cut.last} of {cut.words}; "
+        line += f"the whole is {cut.whole_tokens} tokens)"
     if record.tags:
         line += " #" + " #".join(record.tags)
     if record.superseded_by:
         when = record.superseded_at.date().isoformat() if record.superseded_at else "?"
         line += f" (superseded by {record.superseded_by} on {when})"
     return line
+
+
+def excerpt_of(content: str, piece: int, whole_cost: int) -> Excerpt:
+    """Piece number `piece` of a long memory's text, where it starts and ends among its words."""
+    words = content.split()
+    first, last = piece_span(len(words), piece)
+    return Excerpt(" ".join(words[first:last]), first + 1, last, len(words), -(-whole_cost // 4))
 
 
 def group_header(record: Record) -> str:
@@ -389,10 +420,13 @@ def pack(
         packed.profile = profile
     headers: set[str] = set()
     for hit in ranked[:limit]:
-        cost = len(render_hit(hit, grouped)) + 1
         header = group_header(hit.record) if grouped else ""
-        if grouped and header not in headers:
-            cost += len(header) + 1
+        extra = len(header) + 1 if grouped and header not in headers else 0
+        cost = len(render_hit(hit, grouped)) + 1 + extra
+        if budget is not None and used + cost > budget and hit.piece is not None:
+            # A long memory that does not fit whole: the piece of it nearest the query, said to be an excerpt.
+            hit = replace(hit, excerpt=excerpt_of(hit.record.content, hit.piece, cost))
+            cost = len(render_hit(hit, grouped)) + 1 + extra
         if budget is not None and used + cost > budget:
             packed.left_out += 1
             continue

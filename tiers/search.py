@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import numpy as np
@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from tiers import recall as ranking
 from tiers import signs
-from tiers.embedder import embed_queries
+from tiers.embedder import PIECE_WORDS, embed_queries
 from tiers.errors import InvalidInput
 from tiers.hot import Entry
 from tiers.parts import Parts
@@ -151,9 +151,33 @@ class Search:
             if wanted:
                 pool.add_records(store.cold_records(wanted, where))  # fewer than asked when one was forgotten meanwhile
             index.make_rows(warm.position(i) for i, _, _ in found if i < warm.size)
-            return [
+            ranked = [
                 ranking.Ranked(pool.record(i), score, similarity) for i, score, similarity in found if pool.readable(i)
             ]
+            return self._nearest_pieces(ranked, index, query.vectors) if settings.excerpts else ranked
+
+    def _nearest_pieces(
+        self, ranked: list[ranking.Ranked], index: WarmIndex, vectors: np.ndarray
+    ) -> list[ranking.Ranked]:
+        """The hits, each long one with the number of its piece nearest the query (what `pack` shows of it when it
+        does not fit whole); a long memory stored before pieces were kept has none."""
+        long = [hit.record for hit in ranked if len(hit.record.content.split()) > PIECE_WORDS]
+        if not long:
+            return ranked
+        kept: dict[str, np.ndarray | None] = {}
+        for record in long:
+            if record.tier is Tier.WARM and (position := index.positions.get(record.id)) is not None:
+                kept[record.id] = index.pieces.of(position)
+        cold = [record.id for record in long if record.tier is Tier.COLD]
+        if cold:
+            kept.update(self.parts.store.cold_pieces(cold))
+        out = []
+        for hit in ranked:
+            found = kept.get(hit.record.id)
+            if found is not None:
+                hit = replace(hit, piece=int(np.argmax((found @ np.atleast_2d(vectors).T).max(axis=1))))
+            out.append(hit)
+        return out
 
     def _matching_profile(self, query: str, vector: np.ndarray) -> dict[str, Entry]:
         entries = self.parts.hot.entries()

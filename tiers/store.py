@@ -397,6 +397,14 @@ class Store:
         with self.cold() as index:
             return index.search(vectors, list(terms), k, scope, pieces)
 
+    def cold_pieces(self, ids: Sequence[str]) -> dict[str, np.ndarray | None]:
+        """The piece vectors of these cold records (None: a short one, or one stored before pieces were kept)."""
+        with self._cold_guard:
+            index = self._cold
+            if index is None:
+                return {}
+            return {rid: index.pieces.of(p) if (p := index.position(rid)) >= 0 else None for rid in ids}
+
     def cold_lookup(self, hits: ColdHits, ids: Sequence[str]) -> Found:
         """Cold ids the search did not find (a hit's neighbours), scored as it scored its own rows."""
         with self._cold_guard:

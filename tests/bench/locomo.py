@@ -14,8 +14,9 @@ again at 1,024 tokens: recall_all@1024 alone against with the haystack, in the s
     .venv/bin/python -m tests.bench.locomo ../shared/datasets/locomo-dev/locomo-dev.json --form topic
 
 `--unit session` stores each session as one long memory (its turns one per line, as meeting notes or a
-transcript are kept; cut where one would pass the tool's 8,000 characters), which the model reads only
-the start of: a returned session covers all its turns.
+transcript are kept; cut where one would pass the tool's 8,000 characters), embedded in pieces: a
+session returned whole covers all its turns; one shown by an excerpt (too long for the budget left),
+only the turns whose whole text is in the excerpt.
 
 `--form keywords` asks every question as an agent often does, in keywords: the question with its
 question words, common function words and punctuation taken out, by one general rule
@@ -200,10 +201,16 @@ def baseline_pack(hits: Sequence[Any], limit: int, max_tokens: int | None, group
     return ranking.pack(ranked, {}, limit, max_tokens, grouped)
 
 
-def found_ids(packed: ranking.Packed, covers: dict[str, set[str]]) -> set[str]:
+def found_ids(packed: ranking.Packed, covers: dict[str, set[str]], texts: dict[str, str] | None = None) -> set[str]:
+    """The turns the returned memories hold: all a memory covers when shown whole; of a memory shown by an excerpt
+    (a long one over the budget), only the turns whose text (`texts`, by turn id) is in the excerpt itself."""
     out: set[str] = set()
     for hit in packed.hits:
-        out |= covers.get(hit.record.id, set())
+        covered = covers.get(hit.record.id, set())
+        if hit.excerpt is not None:
+            shown = hit.excerpt.text
+            covered = {dia for dia in covered if texts is not None and dia in texts and texts[dia] in shown}
+        out |= covered
         dia = hit.record.metadata.get("dia_id")
         if isinstance(dia, str):
             out.add(dia)
@@ -221,7 +228,9 @@ def ask_all(
     baselines: FlatStore | None,
     settings: Sequence[tuple[str, int, int | None]] | None = None,
     form: str = "question",
+    texts: dict[str, str] | None = None,
 ) -> None:
+    """Ask every question at every budget; `texts` (each turn's text by id) checks what an excerpt shows."""
     for question in questions:
         text = FORMS[form](question.text)
         for label, limit, budget in settings or settings_list():
@@ -230,7 +239,7 @@ def ask_all(
             latencies.append(time.perf_counter() - start)
             if budget is not None and packed.tokens > budget:
                 raise AssertionError(f"recall returned {packed.tokens} tokens over a {budget}-token budget")
-            tally.add(system, label, question, found_ids(packed, covers))
+            tally.add(system, label, question, found_ids(packed, covers, texts))
             foreign = sum(1 for h in packed.hits if h.record.id not in covers)  # not a turn of this conversation
             tally.add_packed(system, label, len(packed.hits), foreign)
         if baselines is None:
@@ -286,6 +295,11 @@ def session_parts(session: Sequence[Turn]) -> list[list[Turn]]:
 STORE = {"turn": store_turns, "session": store_sessions}
 
 
+def turn_texts(sessions: Sequence[Sequence[Turn]]) -> dict[str, str]:
+    """Each turn's text by id, its whitespace as recall shows it (runs of it made one space)."""
+    return {t.dia_id: " ".join(t.content.split()) for s in sessions for t in s}
+
+
 def flat_store(memory: Memory, ids: Sequence[str]) -> FlatStore:
     """The same memories in one flat table, for the BM25 and vector baselines."""
     records = list(memory.store.get(list(ids)).values())
@@ -323,7 +337,8 @@ def run_in_haystack(
         try:
             fill(memory, haystack.rows(now))
             covers = STORE[unit](memory, sessions, now)
-            ask_all(memory, questions, covers, now, tally, HAYSTACK, latencies, None, [HAYSTACK_SETTING], form)
+            texts = turn_texts(sessions)
+            ask_all(memory, questions, covers, now, tally, HAYSTACK, latencies, None, [HAYSTACK_SETTING], form, texts)
         finally:
             memory.close()
 
@@ -353,7 +368,10 @@ def run_conversation(
             covers = STORE[unit](memory, sessions, now)
             flat = flat_store(memory, [stored for stored in covers])
             try:
-                ask_all(memory, questions, covers, now, tally, "memtiers", latencies["warm"], flat, form=form)
+                texts = turn_texts(sessions)
+                ask_all(
+                    memory, questions, covers, now, tally, "memtiers", latencies["warm"], flat, form=form, texts=texts
+                )
             finally:
                 flat.close()
             info: dict[str, Any] = {"id": sample["sample_id"], "turns": len(turns), "questions": len(questions)}
@@ -362,7 +380,9 @@ def run_conversation(
                 at = now + SWEEP_AFTER
                 memory.sweep(at)
                 info["cold"], info["warm"] = memory.store.count(Tier.COLD), memory.store.count(Tier.WARM)
-                ask_all(memory, questions, covers, at, after, "memtiers", latencies["swept"], None, form=form)
+                ask_all(
+                    memory, questions, covers, at, after, "memtiers", latencies["swept"], None, form=form, texts=texts
+                )
         finally:
             memory.close()
     if haystack is not None:

@@ -433,3 +433,18 @@ async def test_every_tool_has_a_description_that_says_when_to_use_it(client: Cli
     for tool in listed.tools:
         assert tool.description is not None and len(tool.description) > 100, tool.name
         assert "Use" in tool.description or "use" in tool.description, tool.name
+
+
+async def test_recall_shows_a_long_memory_over_the_budget_by_the_excerpt_that_answers(client: Client) -> None:
+    filler = "The garden committee went over the planting plan, the watering rota and the broken shed lock. " * 20
+    last = "Finally: the office alarm code changes to 4417 on Monday."
+    stored = await call(client, "remember", content=f"{filler}{last}")
+    [item] = stored["stored"]
+
+    found = await client.call_tool("recall", {"query": "new office alarm code", "max_tokens": 200})
+
+    assert not found.is_error and found.structured_content is not None
+    [memory] = found.structured_content["memories"]
+    assert memory["id"] == item["id"] and last in memory["content"] and last in text(found)
+    assert memory["excerpt"]["last_word"] == memory["excerpt"]["words"] == len(f"{filler}{last}".split())
+    assert "(excerpt: words" in text(found) and found.structured_content["tokens"] <= 200

@@ -287,3 +287,26 @@ def test_past_the_exact_limit_the_sign_codes_choose_which_pieces_are_scored(monk
     assert owners[np.argmax(best)] == 100 and best.max() == pytest.approx(1.0, abs=0.02)
     keep[100] = False
     assert 100 not in found.best(vectors[[401]], keep)[0]
+
+
+def test_long_notes_over_the_budget_are_shown_by_the_piece_that_answers(tmp_path: Path, embedder: FastEmbedder) -> None:
+    memory = _memory(tmp_path / "ns", embedder)
+    try:
+        notes = _stored(memory)
+        packed = memory.recall(QUERY, T0, limit=3, max_tokens=300)
+
+        assert packed.tokens <= 300
+        [hit] = [h for h in packed.hits if h.record.id == notes]
+        assert hit.excerpt is not None and _LAST in hit.excerpt.text and _LAST in packed.text
+        assert hit.excerpt.last == hit.excerpt.words == len(NOTES.split())  # its last piece: where the answer is
+        assert "(excerpt: words" in packed.text and _KITCHEN.split()[0] + " renovation meeting" not in packed.text
+
+        whole = memory.recall(QUERY, T0, limit=3, max_tokens=hit.excerpt.whole_tokens + 200)
+        assert [h.excerpt for h in whole.hits if h.record.id == notes] == [None]
+        assert " ".join(NOTES.split()) in whole.text
+
+        memory.sweep(T0 + timedelta(days=120))  # cold: the same piece, from the cold index's int8 pieces
+        cold = memory.recall(QUERY, T0 + timedelta(days=120), limit=3, max_tokens=300)
+        assert any(h.excerpt is not None and _LAST in h.excerpt.text for h in cold.hits if h.record.id == notes)
+    finally:
+        memory.close()

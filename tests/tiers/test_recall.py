@@ -533,3 +533,31 @@ def test_a_fact_stored_beside_unrelated_lines_is_not_read_worse_in_context(
     read, read_at = _ranked_as(folder, embedder, RecallSettings(context=0.5), query, fact)
     assert read >= alone - 1e-6  # its neighbours are about something else: they take nothing from it
     assert read_at <= alone_at
+
+
+def test_a_long_hit_over_the_budget_is_shown_by_its_nearest_piece_marked_as_an_excerpt() -> None:
+    words = [f"w{i}" for i in range(400)]  # pieces start at words 0, 120, 240 and 360 (150 words, 30 shared)
+    long = Ranked(_record(1, " ".join(words)), 1.0, 0.5, piece=2)
+    short = Ranked(_record(2, "a short note"), 0.9, 0.5)
+
+    packed = pack([long, short], {}, 10, 300, grouped=True)
+
+    assert [h.record.id for h in packed.hits] == [long.record.id, short.record.id] and packed.left_out == 0
+    cut = packed.hits[0].excerpt
+    assert cut is not None and (cut.first, cut.last, cut.words) == (241, 390, 400)
+    assert cut.text == " ".join(words[240:390]) and cut.text in packed.text
+    assert "w239 " not in packed.text and "w390" not in packed.text
+    assert f"(excerpt: words 241-390 of 400; the whole is {cut.whole_tokens} tokens)" in packed.text
+    assert cut.whole_tokens > 300 >= packed.tokens
+
+
+def test_a_long_hit_that_fits_whole_is_shown_whole_and_one_without_pieces_is_left_out() -> None:
+    text_ = " ".join(f"w{i}" for i in range(400))
+    with_piece = Ranked(_record(1, text_), 1.0, 0.5, piece=0)
+
+    whole = pack([with_piece], {}, 10, 2_000, grouped=True)
+    assert whole.hits[0].excerpt is None and text_ in whole.text
+
+    old = Ranked(_record(1, text_), 1.0, 0.5)  # stored before pieces were kept: no piece to show
+    left = pack([old], {}, 10, 300, grouped=True)
+    assert left.hits == [] and left.left_out == 1
