@@ -107,13 +107,7 @@ class Pieces:
 
     def _signs(self) -> np.ndarray:
         """Sign codes (words, capacity) of every piece, made from those added since the last call."""
-        if self._codes.shape[1] < self.count:
-            grown = np.zeros((self._codes.shape[0], len(self.owner)), dtype=np.uint64)
-            grown[:, : self._coded] = self._codes[:, : self._coded]
-            self._codes = grown
-        for low in range(self._coded, self.count, signs.BLOCK):
-            high = min(self.count, low + signs.BLOCK)
-            self._codes[:, low:high] = signs.pack(self.vectors[low:high]).T
+        self._codes = signs.extended(self._codes, self._coded, self.vectors, self.count, len(self.owner))
         self._coded = self.count
         return self._codes
 

@@ -36,6 +36,18 @@ def pack(vectors: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(packed).view(np.uint64)
 
 
+def extended(codes: np.ndarray, coded: int, vectors: np.ndarray, size: int, capacity: int) -> np.ndarray:
+    """`codes` (words, capacity) with those of `vectors[coded:size]` made, grown to `capacity` when too short."""
+    if codes.shape[1] < size:
+        grown = np.zeros((codes.shape[0], capacity), dtype=np.uint64)
+        grown[:, :coded] = codes[:, :coded]
+        codes = grown
+    for low in range(coded, size, BLOCK):
+        high = min(size, low + BLOCK)
+        codes[:, low:high] = pack(vectors[low:high]).T
+    return codes
+
+
 def nearest(
     codes: np.ndarray, size: int, queries: np.ndarray, scopes: Sequence[np.ndarray | None], keep: int = PRESELECT
 ) -> np.ndarray:

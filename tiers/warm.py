@@ -514,13 +514,7 @@ class WarmIndex:
 
         Made on first use, not on load or write: only a tier past signs.EXACT_UP_TO rows is searched by them.
         """
-        if self._codes.shape[1] < self.size:
-            grown = np.zeros((self._codes.shape[0], len(self.alive)), dtype=np.uint64)
-            grown[:, : self._coded] = self._codes[:, : self._coded]
-            self._codes = grown
-        for low in range(self._coded, self.size, signs.BLOCK):
-            high = min(self.size, low + signs.BLOCK)
-            self._codes[:, low:high] = signs.pack(self.vectors[low:high]).T
+        self._codes = signs.extended(self._codes, self._coded, self.vectors, self.size, len(self.alive))
         self._coded = self.size
         return self._codes
 
