@@ -17,9 +17,21 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tiers import signs
+from tiers.terms import words
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 _BLOCK = 4_096  # pieces scored at a time
+
+
+def nearest_piece(vectors: np.ndarray, queries: np.ndarray, texts: list[str], terms: list[str], weight: float) -> int:
+    """Which of a memory's pieces (their vectors, and their `texts` in the same order) an excerpt shows: the best
+    cosine to the query's forms plus `weight` times the share of the query's `terms` the piece holds."""
+    score = (vectors @ np.atleast_2d(queries).T.astype(np.float32)).max(axis=1)
+    asked = set(terms)
+    if weight and asked and len(texts) == len(score):  # texts cut otherwise (another piece size): by meaning
+        held = np.asarray([len(asked.intersection(words(text))) / len(asked) for text in texts], dtype=np.float32)
+        score = score + weight * held
+    return int(np.argmax(score))
 
 
 class Pieces:

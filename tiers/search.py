@@ -24,10 +24,11 @@ import numpy.typing as npt
 
 from tiers import recall as ranking
 from tiers import signs
-from tiers.embedder import PIECE_WORDS, embed_queries
+from tiers.embedder import PIECE_WORDS, embed_queries, pieces
 from tiers.errors import InvalidInput
 from tiers.hot import Entry
 from tiers.parts import Parts
+from tiers.pieces import nearest_piece
 from tiers.records import Record, Tier
 from tiers.rules import hot_rid
 from tiers.store import ColdHits, Found, cold_scope
@@ -154,13 +155,12 @@ class Search:
             ranked = [
                 ranking.Ranked(pool.record(i), score, similarity) for i, score, similarity in found if pool.readable(i)
             ]
-            return self._nearest_pieces(ranked, index, query.vectors) if settings.excerpts else ranked
+            return self._nearest_pieces(ranked, index, query) if settings.excerpts else ranked
 
-    def _nearest_pieces(
-        self, ranked: list[ranking.Ranked], index: WarmIndex, vectors: np.ndarray
-    ) -> list[ranking.Ranked]:
-        """The hits, each long one with the number of its piece nearest the query (what `pack` shows of it when it
-        does not fit whole); a long memory stored before pieces were kept has none."""
+    def _nearest_pieces(self, ranked: list[ranking.Ranked], index: WarmIndex, query: Query) -> list[ranking.Ranked]:
+        """The hits, each long one with the number of its piece nearest the query, by meaning and by the share of the
+        query's terms it holds (RecallSettings.excerpt_words): what `pack` shows of it when it does not fit whole.
+        A long memory stored before pieces were kept has none."""
         long = [hit.record for hit in ranked if len(hit.record.content.split()) > PIECE_WORDS]
         if not long:
             return ranked
@@ -171,11 +171,13 @@ class Search:
         cold = [record.id for record in long if record.tier is Tier.COLD]
         if cold:
             kept.update(self.parts.store.cold_pieces(cold))
+        weight = self.parts.settings.recall.excerpt_words
         out = []
         for hit in ranked:
             found = kept.get(hit.record.id)
             if found is not None:
-                hit = replace(hit, piece=int(np.argmax((found @ np.atleast_2d(vectors).T).max(axis=1))))
+                texts = pieces(hit.record.content)
+                hit = replace(hit, piece=nearest_piece(found, query.vectors, texts, query.terms, weight))
             out.append(hit)
         return out
 

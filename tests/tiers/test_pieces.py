@@ -19,11 +19,12 @@ from tiers import signs
 from tiers import store as store_module
 from tiers.embedder import FastEmbedder, pieces
 from tiers.memory import Memory, MemorySettings
-from tiers.pieces import Pieces
+from tiers.pieces import Pieces, nearest_piece
 from tiers.recall import RecallSettings
 from tiers.records import MemoryIn, Tier
 from tiers.reembed import reembed
 from tiers.tables import PIECES, Connection, Table, schema
+from tiers.terms import words
 from tiers.transfer import export, restore
 
 # Minutes of a long meeting (three pieces, ~325 words); what it ends on is what is asked about.
@@ -310,3 +311,14 @@ def test_long_notes_over_the_budget_are_shown_by_the_piece_that_answers(tmp_path
         assert any(h.excerpt is not None and _LAST in h.excerpt.text for h in cold.hits if h.record.id == notes)
     finally:
         memory.close()
+
+
+def test_an_excerpt_is_the_piece_nearest_by_meaning_and_by_the_query_s_words() -> None:
+    vectors = np.array([[1.0, 0.0], [0.6, 0.8]], dtype=np.float32)
+    texts = ["the kitchen sink moves under the window", "Marta must renew her passport before Lisbon"]
+    query = np.array([[1.0, 0.0]], dtype=np.float32)  # nearer the first piece by meaning (1.0 against 0.6)
+
+    assert nearest_piece(vectors, query, texts, words("Lisbon passport"), weight=0.0) == 0
+    assert nearest_piece(vectors, query, texts, words("Lisbon passport"), weight=1.0) == 1  # 0.6 + 1 > 1.0
+    assert nearest_piece(vectors, query, texts, words("window"), weight=1.0) == 0
+    assert nearest_piece(vectors, query, texts[:1], words("Lisbon"), weight=1.0) == 0  # texts that do not match
