@@ -12,6 +12,8 @@ memory's pieces stay until the index is made again, skipped as their owner is no
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -23,10 +25,10 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 _BLOCK = 4_096  # pieces scored at a time
 
 
-def nearest_piece(vectors: np.ndarray, queries: np.ndarray, texts: list[str], terms: list[str], weight: float) -> int:
-    """Which of a memory's pieces (their vectors, and their `texts` in the same order) an excerpt shows: the best
-    cosine to the query's forms plus `weight` times the share of the query's `terms` the piece holds."""
-    score = (vectors @ np.atleast_2d(queries).T.astype(np.float32)).max(axis=1)
+def nearest_piece(cosines: np.ndarray, texts: Sequence[str], terms: Sequence[str], weight: float) -> int:
+    """Which of a memory's pieces (each one's cosine to the query, and their `texts` in the same order) an excerpt
+    shows: the best cosine plus `weight` times the share of the query's `terms` the piece holds."""
+    score = np.asarray(cosines, dtype=np.float32)
     asked = set(terms)
     if weight and asked and len(texts) == len(score):  # texts cut otherwise (another piece size): by meaning
         held = np.asarray([len(asked.intersection(words(text))) / len(asked) for text in texts], dtype=np.float32)

@@ -12,8 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from tiers.embedder import piece_span
+from tiers.embedder import piece_span, pieces
 from tiers.hot import Entry
+from tiers.pieces import nearest_piece
 from tiers.records import Kind, Record, Tier, tokens_of
 from tiers.terms import TIME_TERM, asked_dates
 
@@ -83,13 +84,13 @@ class RecallSettings:
 @dataclass(frozen=True)
 class Ranked:
     """A candidate after ranking: its record, fused score and cosine similarity to the query; for a long memory,
-    which of its pieces (tiers/embedder.py `pieces`) is nearest the query by meaning; once packed, the excerpt
+    each of its pieces' (tiers/embedder.py `pieces`) best cosine to the query; once packed, the excerpt
     shown of it where the whole did not fit the budget."""
 
     record: Record
     score: float
     similarity: float
-    piece: int | None = None
+    piece_cosines: tuple[float, ...] | None = None
     excerpt: Excerpt | None = None
 
 
@@ -408,9 +409,18 @@ def profile_fits(profile: dict[str, Entry], limit: int, max_tokens: int | None) 
 
 
 def pack(
-    ranked: Sequence[Ranked], profile: dict[str, Entry], limit: int, max_tokens: int | None, grouped: bool = False
+    ranked: Sequence[Ranked],
+    profile: dict[str, Entry],
+    limit: int,
+    max_tokens: int | None,
+    grouped: bool = False,
+    terms: Sequence[str] = (),
+    excerpt_words: float = 0.0,
 ) -> Packed:
     """Take hits in rank order while they fit `max_tokens` (at 4 characters a token) and `limit`.
+
+    A long hit that does not fit whole is shown by an excerpt: its piece nearest the query by its cosine and
+    the share of the query's `terms` it holds (weighted `excerpt_words`: RecallSettings.excerpt_words).
 
     Grouped, the chosen hits are shown by day, oldest first, in the order they were stored within a day.
     """
@@ -428,9 +438,11 @@ def pack(
         header = group_header(hit.record) if grouped else ""
         extra = len(header) + 1 if grouped and header not in headers else 0
         cost = len(render_hit(hit, grouped)) + 1 + extra
-        if budget is not None and used + cost > budget and hit.piece is not None:
+        if budget is not None and used + cost > budget and hit.piece_cosines is not None:
             # A long memory that does not fit whole: the piece of it nearest the query, said to be an excerpt.
-            hit = replace(hit, excerpt=excerpt_of(hit.record.content, hit.piece, cost))
+            texts = pieces(hit.record.content)
+            piece = nearest_piece(np.asarray(hit.piece_cosines, dtype=np.float32), texts, terms, excerpt_words)
+            hit = replace(hit, excerpt=excerpt_of(hit.record.content, piece, cost))
             cost = len(render_hit(hit, grouped)) + 1 + extra
         if budget is not None and used + cost > budget:
             packed.left_out += 1

@@ -24,11 +24,10 @@ import numpy.typing as npt
 
 from tiers import recall as ranking
 from tiers import signs
-from tiers.embedder import PIECE_WORDS, embed_queries, pieces
+from tiers.embedder import PIECE_WORDS, embed_queries
 from tiers.errors import InvalidInput
 from tiers.hot import Entry
 from tiers.parts import Parts
-from tiers.pieces import nearest_piece
 from tiers.records import Record, Tier
 from tiers.rules import hot_rid
 from tiers.store import ColdHits, Found, cold_scope
@@ -92,7 +91,8 @@ class Search:
             entries = shown.values()
         held = frozenset(rid for entry in entries for rid in entry.sources)
         ranked = self.rank(parsed, limit, held) if parsed.tiers else []
-        packed = ranking.pack(ranked, shown, limit, max_tokens, settings.grouped)
+        terms, weight = parsed.terms, settings.excerpt_words
+        packed = ranking.pack(ranked, shown, limit, max_tokens, settings.grouped, terms, weight)
         self.parts.ledger.touch([h.record.id for h in packed.hits], now)
         self.parts.ledger.touch([hot_rid(k) for k in profile if k in packed.profile or settings.profile_carried], now)
         return packed
@@ -155,12 +155,11 @@ class Search:
             ranked = [
                 ranking.Ranked(pool.record(i), score, similarity) for i, score, similarity in found if pool.readable(i)
             ]
-            return self._nearest_pieces(ranked, index, query) if settings.excerpts else ranked
+            return self._piece_cosines(ranked, index, query) if settings.excerpts else ranked
 
-    def _nearest_pieces(self, ranked: list[ranking.Ranked], index: WarmIndex, query: Query) -> list[ranking.Ranked]:
-        """The hits, each long one with the number of its piece nearest the query, by meaning and by the share of the
-        query's terms it holds (RecallSettings.excerpt_words): what `pack` shows of it when it does not fit whole.
-        A long memory stored before pieces were kept has none."""
+    def _piece_cosines(self, ranked: list[ranking.Ranked], index: WarmIndex, query: Query) -> list[ranking.Ranked]:
+        """The hits, each long one with each of its pieces' cosine to the query, from which `pack` chooses what to
+        show of it when it does not fit whole. A long memory stored before pieces were kept has none."""
         long = [hit.record for hit in ranked if len(hit.record.content.split()) > PIECE_WORDS]
         if not long:
             return ranked
@@ -171,13 +170,12 @@ class Search:
         cold = [record.id for record in long if record.tier is Tier.COLD]
         if cold:
             kept.update(self.parts.store.cold_pieces(cold))
-        weight = self.parts.settings.recall.excerpt_words
         out = []
         for hit in ranked:
             found = kept.get(hit.record.id)
             if found is not None:
-                texts = pieces(hit.record.content)
-                hit = replace(hit, piece=nearest_piece(found, query.vectors, texts, query.terms, weight))
+                cosines = (found @ np.atleast_2d(query.vectors).T).max(axis=1)
+                hit = replace(hit, piece_cosines=tuple(float(c) for c in cosines))
             out.append(hit)
         return out
 

@@ -314,11 +314,10 @@ def test_long_notes_over_the_budget_are_shown_by_the_piece_that_answers(tmp_path
 
 
 def test_an_excerpt_is_the_piece_nearest_by_meaning_and_by_the_query_s_words() -> None:
-    vectors = np.array([[1.0, 0.0], [0.6, 0.8]], dtype=np.float32)
     texts = ["the kitchen sink moves under the window", "Marta must renew her passport before Lisbon"]
-    query = np.array([[1.0, 0.0]], dtype=np.float32)  # nearer the first piece by meaning (1.0 against 0.6)
+    cosines = np.array([0.9, 0.5], dtype=np.float32)  # the first piece nearer by meaning
 
-    assert nearest_piece(vectors, query, texts, words("Lisbon passport"), weight=0.0) == 0
-    assert nearest_piece(vectors, query, texts, words("Lisbon passport"), weight=1.0) == 1  # 0.6 + 1 > 1.0
-    assert nearest_piece(vectors, query, texts, words("window"), weight=1.0) == 0
-    assert nearest_piece(vectors, query, texts[:1], words("Lisbon"), weight=1.0) == 0  # texts that do not match
+    assert nearest_piece(cosines, texts, words("Lisbon passport"), weight=0.0) == 0
+    assert nearest_piece(cosines, texts, words("Lisbon passport"), weight=1.0) == 1  # 0.5 + 1 > 0.9
+    assert nearest_piece(cosines, texts, words("Lisbon window"), weight=1.0) == 0  # half each: meaning decides
+    assert nearest_piece(cosines, texts[:1], words("Lisbon"), weight=1.0) == 0  # texts that do not match: meaning

@@ -537,7 +537,7 @@ def test_a_fact_stored_beside_unrelated_lines_is_not_read_worse_in_context(
 
 def test_a_long_hit_over_the_budget_is_shown_by_its_nearest_piece_marked_as_an_excerpt() -> None:
     words = [f"w{i}" for i in range(400)]  # pieces start at words 0, 120, 240 and 360 (150 words, 30 shared)
-    long = Ranked(_record(1, " ".join(words)), 1.0, 0.5, piece=2)
+    long = Ranked(_record(1, " ".join(words)), 1.0, 0.5, piece_cosines=(0.1, 0.2, 0.9, 0.3))  # the third nearest
     short = Ranked(_record(2, "a short note"), 0.9, 0.5)
 
     packed = pack([long, short], {}, 10, 300, grouped=True)
@@ -551,9 +551,21 @@ def test_a_long_hit_over_the_budget_is_shown_by_its_nearest_piece_marked_as_an_e
     assert cut.whole_tokens > 300 >= packed.tokens
 
 
+def test_an_excerpt_is_the_piece_holding_the_query_s_words_where_they_outweigh_meaning() -> None:
+    words = [f"w{i}" for i in range(400)]
+    long = Ranked(_record(1, " ".join(words)), 1.0, 0.5, piece_cosines=(0.9, 0.2, 0.2, 0.2))
+
+    by_meaning = pack([long], {}, 10, 300, grouped=True, terms=["w200"], excerpt_words=0.0)
+    by_words = pack([long], {}, 10, 300, grouped=True, terms=["w200"], excerpt_words=1.0)
+
+    assert by_meaning.hits[0].excerpt is not None and by_meaning.hits[0].excerpt.first == 1  # words 1-150
+    assert by_words.hits[0].excerpt is not None and by_words.hits[0].excerpt.first == 121  # 121-270 alone hold w200
+    assert "w200" in by_words.text and "w200" not in by_meaning.text
+
+
 def test_a_long_hit_that_fits_whole_is_shown_whole_and_one_without_pieces_is_left_out() -> None:
     text_ = " ".join(f"w{i}" for i in range(400))
-    with_piece = Ranked(_record(1, text_), 1.0, 0.5, piece=0)
+    with_piece = Ranked(_record(1, text_), 1.0, 0.5, piece_cosines=(0.9, 0.1, 0.1, 0.1))
 
     whole = pack([with_piece], {}, 10, 2_000, grouped=True)
     assert whole.hits[0].excerpt is None and text_ in whole.text
