@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from tiers.embedder import piece_span, pieces
+from tiers.embedder import piece_span
 from tiers.hot import Entry
 from tiers.pieces import nearest_piece
 from tiers.records import Kind, Record, Tier, tokens_of
@@ -378,11 +378,14 @@ def render_hit(hit: Ranked, grouped: bool = False) -> str:
     return line
 
 
-def excerpt_of(content: str, piece: int, whole_cost: int) -> Excerpt:
-    """Piece number `piece` of a long memory's text, where it starts and ends among its words."""
+def excerpts_of(content: str, count: int, whole_cost: int) -> list[Excerpt]:
+    """The first `count` pieces of a long memory's text, each with where it starts and ends among its words."""
     words = content.split()
-    first, last = piece_span(len(words), piece)
-    return Excerpt(" ".join(words[first:last]), first + 1, last, len(words), -(-whole_cost // 4))
+    out = []
+    for piece in range(count):
+        first, last = piece_span(len(words), piece)
+        out.append(Excerpt(" ".join(words[first:last]), first + 1, last, len(words), -(-whole_cost // 4)))
+    return out
 
 
 def group_header(record: Record) -> str:
@@ -440,10 +443,14 @@ def pack(
         cost = len(render_hit(hit, grouped)) + 1 + extra
         if budget is not None and used + cost > budget and hit.piece_cosines is not None:
             # A long memory that does not fit whole: the piece of it nearest the query, said to be an excerpt.
-            texts = pieces(hit.record.content)
-            piece = nearest_piece(np.asarray(hit.piece_cosines, dtype=np.float32), texts, terms, excerpt_words)
-            hit = replace(hit, excerpt=excerpt_of(hit.record.content, piece, cost))
-            cost = len(render_hit(hit, grouped)) + 1 + extra
+            # Chosen only where some piece could fit: the choice reads the pieces' words (0.5 ms a memory).
+            cuts = excerpts_of(hit.record.content, len(hit.piece_cosines), cost)
+            shown = [replace(hit, excerpt=cut) for cut in cuts]
+            costs = [len(render_hit(h, grouped)) + 1 + extra for h in shown]
+            if used + min(costs) <= budget:
+                texts = [cut.text for cut in cuts]
+                piece = nearest_piece(np.asarray(hit.piece_cosines, dtype=np.float32), texts, terms, excerpt_words)
+                hit, cost = shown[piece], costs[piece]
         if budget is not None and used + cost > budget:
             packed.left_out += 1
             continue
