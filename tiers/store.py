@@ -499,8 +499,6 @@ class Store:
             dst = Tier.COLD if src is Tier.WARM else Tier.WARM
             ids = [m.rid for m in chosen]
             rows = self.table(src).get(ids)
-            if PIECES not in rows.column_names:  # a table made before the column was
-                rows = rows.append_column(PIECES, pieces_column([None] * rows.num_rows, self.dim))
             if src is Tier.WARM:
                 rows = self._with_neighbours(rows)
             rows = rows.set_column(rows.schema.get_field_index("tier"), "tier", pa.array([dst.value] * rows.num_rows))

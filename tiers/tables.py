@@ -68,6 +68,7 @@ def schema(dim: int) -> pa.Schema:
 
 
 PIECES = "pieces"  # the column a table made before it was added lacks until its first write adds it
+_Rows = TypeVar("_Rows", pa.Table, pa.RecordBatch)
 
 
 def check_id(rid: str) -> str:
@@ -199,7 +200,7 @@ class Table:
     def get(self, ids: Sequence[str], columns: Sequence[str] | None = None) -> pa.Table:
         """The rows with these ids (in no particular order)."""
         parts = []
-        columns = self._present(columns)
+        columns, fill = self._present(columns)
         with self._reading():
             dataset = self._dataset() if self._local is not None else None
             for start in range(0, len(ids), 500):
@@ -212,7 +213,7 @@ class Table:
                 if columns is not None:
                     query = query.select(list(columns))
                 parts.append(query.to_arrow())
-        return _concat(parts, schema(self.dim), columns)
+        return self._filled(_concat(parts, schema(self.dim), columns), fill)
 
     @_mapped("reading")
     def find_hashes(self, hashes: Sequence[str]) -> dict[str, str]:
@@ -236,18 +237,20 @@ class Table:
         self, columns: Sequence[str] | None = None, where: str | None = None, batch: int = 10_000
     ) -> Iterator[pa.RecordBatch]:
         """Every row (or those matching `where`), in batches: never the whole table in memory at once."""
-        columns = self._present(columns)
+        columns, fill = self._present(columns)
         with self._reading():
             if self._local is not None:
                 chosen = list(columns) if columns else None
-                yield from self._dataset().to_batches(columns=chosen, filter=where, batch_size=batch)
-                return
-            query = self._table.search()
-            if columns:
-                query = query.select(list(columns))
-            if where:
-                query = query.where(where)
-            yield from query.limit(None).to_batches(batch)
+                batches = self._dataset().to_batches(columns=chosen, filter=where, batch_size=batch)
+            else:
+                query = self._table.search()
+                if columns:
+                    query = query.select(list(columns))
+                if where:
+                    query = query.where(where)
+                batches = query.limit(None).to_batches(batch)
+            for part in batches:
+                yield self._filled(part, fill)
 
     # writes: callers hold the data folder's write lock
 
@@ -256,8 +259,6 @@ class Table:
         """Append rows as one new version (a local table through pylance: a remember needs no LanceDB)."""
         if not rows.num_rows:
             return
-        if PIECES not in rows.column_names:  # rows read from a table made before the column was
-            rows = rows.append_column(PIECES, pa.nulls(rows.num_rows, schema(self.dim).field(PIECES).type))
         if not self._has_pieces():
             self._add_pieces()
         if self._local is not None:  # opened first: a table that vanished is an error, never made again
@@ -266,11 +267,17 @@ class Table:
             return
         self._table.add(rows.select(self._table.schema.names).cast(self._table.schema))
 
-    def _present(self, columns: Sequence[str] | None) -> Sequence[str] | None:
-        """The columns asked for, but `pieces` only where the table has it (a reader gets rows without it)."""
-        if columns is None or PIECES not in columns or self._has_pieces():
-            return columns
-        return [c for c in columns if c != PIECES]
+    def _present(self, columns: Sequence[str] | None) -> tuple[Sequence[str] | None, bool]:
+        """The columns to read of those asked for, and whether `pieces` is to be added to what is read, null: a
+        table made before the column was is read as if every row had none."""
+        if (columns is not None and PIECES not in columns) or self._has_pieces():
+            return columns, False
+        return (None if columns is None else [c for c in columns if c != PIECES]), True
+
+    def _filled(self, rows: _Rows, fill: bool) -> _Rows:
+        if not fill or PIECES in rows.schema.names:
+            return rows
+        return rows.append_column(PIECES, pa.nulls(rows.num_rows, schema(self.dim).field(PIECES).type))
 
     def _has_pieces(self) -> bool:
         """Whether the table has the `pieces` column: once it has, it keeps it; until then, looked at each time
