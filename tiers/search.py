@@ -36,6 +36,8 @@ from tiers.timeparse import as_utc
 from tiers.warm import Scope, WarmIndex
 
 PROFILE_MATCH = 0.35
+# A word held by more than this share of the profile's entries (and by more than one) matches none by itself.
+PROFILE_WORD_SHARE = 0.1
 POOL_ALL_UP_TO = 20_000  # warm rows every query ranks in full; past this, only those that can rank
 # Past POOL_ALL_UP_TO: warm rows taken by meaning, by words and among durable facts. At least recall's DEPTH,
 # so every rank that counts in the fusion is the rank among all warm rows.
@@ -180,17 +182,29 @@ class Search:
         return out
 
     def _matching_profile(self, query: str, vector: np.ndarray) -> dict[str, Entry]:
+        """The entries a query is about: near it in meaning, or sharing a word with it that few entries hold.
+
+        A word most entries hold ("project" across `project.<name>.<topic>` keys) says nothing of which one is
+        asked about; matched on it, every query naming it showed them all and counted each a use, so none ever
+        went idle (the simulated year kept a finished project's decisions hot 200 days on). Function words
+        never match.
+        """
         entries = self.parts.hot.entries()
         if not entries:
             return {}
         texts = {key: f"{key.replace('_', ' ').replace('.', ' ')}: {e.value}" for key, e in entries.items()}
         vectors = self.parts.vectors_of(list(texts.values()))
-        query_words = {w for w in query.lower().split() if len(w) > 3}
+        held = {key: set(words(text)) for key, text in texts.items()}
+        counts: dict[str, int] = {}
+        for found in held.values():
+            for word in found:
+                counts[word] = counts.get(word, 0) + 1
+        few = max(1, int(len(entries) * PROFILE_WORD_SHARE))
+        asked = {w for w in words(query) if counts.get(w, 0) <= few}
         matched = {}
-        for (key, text), entry_vector in zip(texts.items(), vectors, strict=True):
-            similar = float(np.dot(entry_vector, vector)) >= PROFILE_MATCH
-            if similar or query_words & set(text.lower().replace(":", " ").split()):
-                matched[key] = entries[key]
+        for (key, entry), entry_vector in zip(entries.items(), vectors, strict=True):
+            if float(np.dot(entry_vector, vector)) >= PROFILE_MATCH or asked & held[key]:
+                matched[key] = entry
         return matched
 
 

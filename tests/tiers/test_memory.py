@@ -231,6 +231,29 @@ def test_recall_never_repeats_the_memory_a_profile_entry_it_shows_was_made_from(
     assert tight.profile == {} and [h.record.id for h in tight.hits] == [keyed]
 
 
+def test_a_word_most_profile_entries_hold_shows_none_of_them_and_counts_no_use(memory: Memory) -> None:
+    projects = {
+        "project.atlas.database": "Postgres 16 on the managed cluster",
+        "project.atlas.queue": "RabbitMQ with quorum queues",
+        "project.borealis.frontend": "Svelte",
+        "project.borealis.hosting": "Fly.io in two regions",
+        "project.cobalt.auth": "OAuth2 client credentials",
+    }
+    others = {"editor": "Helix", "name": "Ana Ruiz", "city": "Berlin", "coffee": "a double espresso", "theme": "dark"}
+    memory.set_profile(projects | others, T0)
+    later = T0 + timedelta(days=1)
+
+    # "project" is in half the entries: it says nothing of which one is asked about, and counts no use of any.
+    uses = {key: memory.ledger.usage()[hot_rid(key)].uses for key in projects}
+    assert memory.recall("who reviews pull requests on the project this week?", later, limit=3).profile == {}
+    assert {key: memory.ledger.usage()[hot_rid(key)].uses for key in projects} == uses
+    # A word few entries hold still matches: the entry asked about is shown, and only it.
+    assert list(memory.recall("what did the cobalt project pick for auth?", later, limit=3).profile) == [
+        "project.cobalt.auth"
+    ]
+    assert list(memory.recall("is Helix installed on the new laptop?", later, limit=3).profile) == ["editor"]
+
+
 def test_a_host_that_carries_the_profile_gets_none_of_it_again_from_recall(
     tmp_path: Path, embedder: FastEmbedder
 ) -> None:
