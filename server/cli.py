@@ -134,6 +134,8 @@ def _offline(args: argparse.Namespace, settings: Settings) -> int:
             for planned in report.moves:
                 label = planned.key or planned.rid
                 print(f"  {label} {planned.src.value} -> {planned.dst.value} ({planned.rule}, heat {planned.heat:.3f})")
+            if report.pieces_filled:
+                print(f"  gave {report.pieces_filled} long memories stored before pieces were kept their pieces")
             if report.dry_run:
                 for rid, value in report.hot_candidates[:20]:
                     print(f"  would propose for the profile: {rid} (heat {value:.2f})")

@@ -6,12 +6,14 @@ Every method takes `now`, so time is a parameter and a year can be simulated in 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from tiers import blas
 from tiers import recall as ranking
+from tiers.backfill import fill_pieces
 from tiers.embedder import Embedder
 from tiers.hot import Entry, HotProfile
 from tiers.ledger import Ledger, Move
@@ -150,7 +152,10 @@ class Memory:
     def sweep(
         self, now: datetime, dry_run: bool = False, progress: Callable[[int, int], None] | None = None
     ) -> SweepReport:
-        return self._moves.sweep(now, dry_run, progress)
+        report = self._moves.sweep(now, dry_run, progress)
+        if dry_run:
+            return report
+        return replace(report, pieces_filled=fill_pieces(self.parts))
 
     def moves(self, rid: str | None = None, limit: int = 100) -> list[Move]:
         """The move log, newest first: all of it, or one record's (with the profile entries it stated) or one key's."""

@@ -46,6 +46,7 @@ class SweepReport:
     dry_run: bool
     moves: tuple[Planned, ...]
     hot_candidates: tuple[tuple[str, float], ...]
+    pieces_filled: int = 0  # long memories stored before pieces were kept, given them (tiers/backfill.py)
 
 
 @dataclass(frozen=True)

@@ -98,6 +98,7 @@ def reembed(
             generation=generation,
             tables={tier.value: f"{tier.value}_{generation}" for tier in tables},
         )
+        meta[PIECES] = True  # every long record has its pieces now: the sweep's backfill has nothing to do
         meta.pop("reembedding", None)
         write_meta(meta_path, meta)
         for tier, (old, _) in tables.items():

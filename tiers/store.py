@@ -32,7 +32,7 @@ import pyarrow.compute
 
 from tiers.cold import COLUMNS as COLD_COLUMNS
 from tiers.cold import Candidate, ColdHits, ColdIndex, ColdScope, Found
-from tiers.embedder import DEFAULT_MODEL
+from tiers.embedder import DEFAULT_MODEL, PIECE_WORDS
 from tiers.errors import CorruptFile, ModelMismatch
 from tiers.files import read_json_object, write_atomic
 from tiers.ledger import Ledger, Move
@@ -50,6 +50,8 @@ SCHEMA_VERSION = 2
 # 465 MB after reading both tables through pylance (tests/bench/scale.py's server figures, probe runs).
 SAVED_FROM = 1_000
 DEFAULT_DIM = 384  # of the default model: what a damaged store.json is told to name when nothing else is known
+# A memory of more than PIECE_WORDS words has at least this many characters (one-letter words and spaces).
+LONG_CHARS = 2 * PIECE_WORDS
 _ROW_COLUMNS = [*RECORD_COLUMNS, "hash", "terms", "vector", PIECES]
 _HIT_COLUMNS = [*RECORD_COLUMNS, "hash", "vector"]
 
@@ -106,7 +108,7 @@ class Store:
     def _check_model(self) -> dict[str, Any]:
         path = self.folder / "store.json"
         if not path.exists():
-            meta = {"model": self.model, "dim": self.dim, "schema": SCHEMA_VERSION}
+            meta = {"model": self.model, "dim": self.dim, "schema": SCHEMA_VERSION, PIECES: True}
             write_meta(path, meta)
             return meta
         meta = read_meta(path, self.model, self.dim)
@@ -425,6 +427,45 @@ class Store:
             return []
         with self.cold() as index:
             return index.records(ids, hints)
+
+    def lacking_pieces(self, limit: int) -> list[tuple[Tier, str, str]]:
+        """Up to `limit` long records without pieces, (tier, id, content): stored before pieces were kept."""
+        found: list[tuple[Tier, str, str]] = []
+        for tier in (Tier.WARM, Tier.COLD):
+            table = self.table(tier)
+            where = f"length(content) > {LONG_CHARS}" + (f" AND {PIECES} IS NULL" if table.has_pieces() else "")
+            for batch in table.scan(["id", "content"], where=where, batch=1_000):
+                for rid, text in zip(batch.column("id").to_pylist(), batch.column("content").to_pylist(), strict=True):
+                    if len(text.split()) > PIECE_WORDS:
+                        found.append((tier, rid, text))
+                if len(found) >= limit:
+                    return found[:limit]
+        return found
+
+    def pieces_complete(self) -> bool:
+        """Whether store.json says every long record has its pieces (a store made since, re-embedded, or filled)."""
+        return bool(read_meta(self.folder / "store.json").get(PIECES))
+
+    def mark_pieces_complete(self) -> None:
+        """Note in store.json that no long record lacks its pieces any more: no sweep looks again."""
+        path = self.folder / "store.json"
+        write_meta(path, read_meta(path) | {PIECES: True})
+
+    def fill_pieces(self, tier: Tier, ids: Sequence[str], vectors: np.ndarray, pieces: Sequence[np.ndarray]) -> int:
+        """Give these records of `tier` their vector and pieces as a write of them today would; the number given.
+
+        One write (a merge by id): a record forgotten or moved since it was read is left as it is.
+        """
+        table = self.table(tier)
+        column = pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel(), pa.float32()), self.dim)
+        table.merge(pa.table({"id": list(ids), "vector": column, PIECES: pieces_column(pieces, self.dim)}))
+        rows = table.get(ids)
+        stored = rows["id"].to_pylist()
+        if tier is Tier.WARM:
+            self._changed(stored, tier, warm=partial(WarmIndex.put, rows=rows_of(rows)))
+        else:
+            self._changed(stored, tier, cold=partial(ColdIndex.put, table=rows.select(COLD_COLUMNS)))
+        return len(stored)
 
     def lifecycle_rows(self, ids: Iterable[str] = ()) -> list[dict[str, Any]]:
         """What the tier rules read: every warm record, and those cold records named (the recalled ones)."""

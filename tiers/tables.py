@@ -259,7 +259,7 @@ class Table:
         """Append rows as one new version (a local table through pylance: a remember needs no LanceDB)."""
         if not rows.num_rows:
             return
-        if not self._has_pieces():
+        if not self.has_pieces():
             self._add_pieces()
         if self._local is not None:  # opened first: a table that vanished is an error, never made again
             wanted = schema(self.dim)
@@ -267,10 +267,25 @@ class Table:
             return
         self._table.add(rows.select(self._table.schema.names).cast(self._table.schema))
 
+    @_mapped("writing to")
+    def merge(self, rows: pa.Table) -> None:
+        """Write new values of some columns (and `id`) into the stored rows of these ids, as one new version.
+
+        An id no longer in the table (forgotten, or moved to the other tier meanwhile) is skipped, never added.
+        """
+        if not rows.num_rows:
+            return
+        if not self.has_pieces():
+            self._add_pieces()
+        wanted = schema(self.dim)
+        rows = rows.cast(pa.schema([wanted.field(name) for name in rows.column_names]))
+        target = self._dataset() if self._local is not None else self._table
+        target.merge_insert("id").when_matched_update_all().execute(rows)
+
     def _present(self, columns: Sequence[str] | None) -> tuple[Sequence[str] | None, bool]:
         """The columns to read of those asked for, and whether `pieces` is to be added to what is read, null: a
         table made before the column was is read as if every row had none."""
-        if (columns is not None and PIECES not in columns) or self._has_pieces():
+        if (columns is not None and PIECES not in columns) or self.has_pieces():
             return columns, False
         return (None if columns is None else [c for c in columns if c != PIECES]), True
 
@@ -279,7 +294,7 @@ class Table:
             return rows
         return rows.append_column(PIECES, pa.nulls(rows.num_rows, schema(self.dim).field(PIECES).type))
 
-    def _has_pieces(self) -> bool:
+    def has_pieces(self) -> bool:
         """Whether the table has the `pieces` column: once it has, it keeps it; until then, looked at each time
         (another process's write may add it)."""
         if not self._pieces:
@@ -300,7 +315,7 @@ class Table:
                 self._table.add_columns(field)
         except (OSError, RuntimeError, ValueError):
             self._pieces = None
-            if not self._has_pieces():  # added meanwhile by another writer: nothing to do
+            if not self.has_pieces():  # added meanwhile by another writer: nothing to do
                 raise
         self._pieces = True
         log.info("added the pieces column to the %s table", self.name)

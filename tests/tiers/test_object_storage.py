@@ -237,3 +237,29 @@ def test_memtiers_reembed_rewrites_the_cold_table_on_s3_and_recall_still_reaches
         assert memory.recall("marmalade", day(61), tiers=[Tier.COLD]).hits[0].record.id == marmalade
     finally:
         memory.close()
+
+
+def test_a_long_note_on_s3_stored_before_pieces_gets_them_from_the_sweep(
+    tmp_path: Path, embedder: FastEmbedder, s3: S3Server, cold: MemorySettings
+) -> None:
+    note = " ".join(f"Item {i}: the {word} list was read out and agreed." for i, word in enumerate(["long"] * 40))
+    note += " Last item: the zeppelin hangar key now hides under the red doormat."
+    memory = Memory(tmp_path / "ns", embedder, cold)
+    [rid] = gone_cold(memory, note)
+    memory.close()
+    assert cold.cold_uri is not None
+    table = lancedb.connect(cold.cold_uri, storage_options=s3.storage_options).open_table("cold")
+    table.drop_columns(["pieces"])  # the cold table as a store made before pieces were kept has it
+    meta = json.loads((tmp_path / "ns" / "store.json").read_text())
+    meta.pop("pieces")
+    (tmp_path / "ns" / "store.json").write_text(json.dumps(meta))
+
+    old = Memory(tmp_path / "ns", embedder, cold)
+    try:
+        assert old.sweep(day(61)).pieces_filled == 1
+        assert old.sweep(day(61)).pieces_filled == 0
+    finally:
+        old.close()
+    rows = lancedb.connect(cold.cold_uri, storage_options=s3.storage_options).open_table("cold").to_arrow()
+    [row] = rows.to_pylist()
+    assert row["id"] == rid and row["content"] == note and len(row["pieces"]) >= 2

@@ -5,6 +5,8 @@ Real LanceDB on temporary folders and the real model; the arithmetic of `Pieces`
 
 from __future__ import annotations
 
+import json
+import shutil
 from datetime import timedelta
 from pathlib import Path
 
@@ -15,7 +17,7 @@ import pyarrow as pa
 import pytest
 
 from tests.helpers import T0
-from tiers import signs
+from tiers import backfill, signs
 from tiers import store as store_module
 from tiers.embedder import FastEmbedder, pieces
 from tiers.memory import Memory, MemorySettings
@@ -169,8 +171,11 @@ def test_reembed_makes_the_pieces_again_with_the_new_model(tmp_path: Path, embed
     memory = _memory(tmp_path / "ns", embedder)
     notes = _stored(memory)
     memory.close()
+    meta = json.loads((tmp_path / "ns" / "store.json").read_text())
+    (tmp_path / "ns" / "store.json").write_text(json.dumps({k: v for k, v in meta.items() if k != PIECES}))
 
     reembed(tmp_path / "ns", embedder)
+    assert json.loads((tmp_path / "ns" / "store.json").read_text())[PIECES] is True  # the sweep has none to fill
 
     again = _memory(tmp_path / "ns", embedder)
     try:
@@ -207,6 +212,63 @@ def test_a_store_made_before_pieces_is_read_as_it_was_and_its_first_write_adds_t
         old.close()
     for name in ("warm", "cold"):
         assert PIECES in lance.dataset(str(tmp_path / "ns" / "lance" / f"{name}.lance")).schema.names
+
+
+def _as_before_pieces(folder: Path) -> None:
+    """Make a store what it was before pieces were kept: no column, no saved index, store.json unmarked."""
+    for name in ("warm", "cold"):
+        lance.dataset(str(folder / "lance" / f"{name}.lance")).drop_columns([PIECES])
+    for saved in ("warm-index", "cold-index"):
+        shutil.rmtree(folder / saved, ignore_errors=True)
+    meta = json.loads((folder / "store.json").read_text())
+    meta.pop(PIECES)
+    (folder / "store.json").write_text(json.dumps(meta))
+
+
+def test_the_sweep_gives_long_memories_stored_before_pieces_their_pieces_in_both_tiers(
+    tmp_path: Path, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "ns"
+    memory = _memory(folder, embedder)
+    cold = memory.remember([MemoryIn(content=t) for t in [*OTHERS, NOTES]], T0)[-1].id
+    later = T0 + timedelta(days=120)
+    memory.sweep(later)  # the first notes and the short ones go cold
+    fresh = [f"{text} (said again on the phone)" for text in OTHERS]
+    warm = memory.remember([MemoryIn(content=t) for t in [*fresh, NOTES.replace("Kitchen", "Bathroom")]], later)[-1].id
+    memory.close()
+    _as_before_pieces(folder)
+
+    old = _memory(folder, embedder)
+    try:
+        assert old.get(cold).tier is Tier.COLD and old.get(warm).tier is Tier.WARM
+        with old.store.warm() as index:
+            assert index.pieces.of(index.positions[warm]) is None
+        with old.store.cold() as cold_index:
+            assert cold_index.pieces.of(cold_index.position(cold)) is None
+
+        monkeypatch.setattr(backfill, "FILL_BATCH", 1)  # one a pass: the next pass takes the rest
+        assert old.sweep(later).pieces_filled == 1
+        assert old.sweep(later).pieces_filled == 1
+        assert old.sweep(later).pieces_filled == 0
+        assert json.loads((folder / "store.json").read_text())[PIECES] is True  # no pass looks again
+
+        # By their best piece; by their means alone, as they were, neither ranked first (tried once by hand).
+        assert _first(old, later, tiers=[Tier.COLD]) == cold
+        assert _first(old, later, tiers=[Tier.WARM]) == warm
+        for name in ("warm", "cold"):  # on disk, as a write today would leave them
+            stored = lance.dataset(str(folder / "lance" / f"{name}.lance")).to_table().to_pylist()
+            long = [row for row in stored if len(row["content"].split()) > 150]
+            assert len(long) == 1 and len(long[0][PIECES]) == len(pieces(NOTES))
+            assert all(row[PIECES] is None for row in stored if row not in long)
+        assert old.sweep(later, dry_run=True).pieces_filled == 0
+    finally:
+        old.close()
+
+    again = _memory(folder, embedder)  # a new process reads them from the tables
+    try:
+        assert _first(again, later, tiers=[Tier.COLD]) == cold and _first(again, later, tiers=[Tier.WARM]) == warm
+    finally:
+        again.close()
 
 
 def test_pieces_score_each_owner_by_its_best_piece_among_those_kept() -> None:
