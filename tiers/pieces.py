@@ -27,13 +27,18 @@ _BLOCK = 4_096  # pieces scored at a time
 
 def nearest_piece(cosines: np.ndarray, texts: Sequence[str], terms: Sequence[str], weight: float) -> int:
     """Which of a memory's pieces (each one's cosine to the query, and their `texts` in the same order) an excerpt
-    shows: the best cosine plus `weight` times the share of the query's `terms` the piece holds."""
+    shows: the best `piece_scores`."""
+    return int(np.argmax(piece_scores(cosines, texts, terms, weight)))
+
+
+def piece_scores(cosines: np.ndarray, texts: Sequence[str], terms: Sequence[str], weight: float) -> np.ndarray:
+    """Each piece's cosine plus `weight` times the share of the query's `terms` the piece holds."""
     score = np.asarray(cosines, dtype=np.float32)
     asked = set(terms)
     if weight and asked and len(texts) == len(score):  # texts cut otherwise (another piece size): by meaning
         held = np.asarray([len(asked.intersection(words(text))) / len(asked) for text in texts], dtype=np.float32)
         score = score + weight * held
-    return int(np.argmax(score))
+    return score
 
 
 class Pieces:

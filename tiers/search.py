@@ -94,7 +94,7 @@ class Search:
         held = frozenset(rid for entry in entries for rid in entry.sources)
         ranked = self.rank(parsed, limit, held) if parsed.tiers else []
         terms, weight = parsed.terms, settings.excerpt_words
-        packed = ranking.pack(ranked, shown, limit, max_tokens, settings.grouped, terms, weight)
+        packed = ranking.pack(ranked, shown, limit, max_tokens, settings.grouped, terms, weight, settings.excerpt_span)
         self.parts.ledger.touch([h.record.id for h in packed.hits], now)
         self.parts.ledger.touch([hot_rid(k) for k in profile if k in packed.profile or settings.profile_carried], now)
         return packed

@@ -551,6 +551,22 @@ def test_a_long_hit_over_the_budget_is_shown_by_its_nearest_piece_marked_as_an_e
     assert cut.whole_tokens > 300 >= packed.tokens
 
 
+def test_an_excerpt_takes_in_the_nearer_neighbouring_piece_where_the_budget_left_holds_both() -> None:
+    words = [f"w{i}" for i in range(800)]  # ~1,200 tokens in 7 pieces: words 1-150, 121-270, 241-390, ...
+    cosines = (0.1, 0.6, 0.9, 0.3, 0.1, 0.1, 0.1)  # the third nearest, then the second
+    long = Ranked(_record(1, " ".join(words)), 1.0, 0.5, piece_cosines=cosines)
+
+    roomy = pack([long], {}, 10, 500, grouped=True, excerpt_span=2)
+    tight = pack([long], {}, 10, 250, grouped=True, excerpt_span=2)
+    alone = pack([long], {}, 10, 500, grouped=True, excerpt_span=1)
+
+    assert roomy.hits[0].excerpt is not None and (roomy.hits[0].excerpt.first, roomy.hits[0].excerpt.last) == (121, 390)
+    assert " ".join(words[120:390]) in roomy.text and "(excerpt: words 121-390 of 800;" in roomy.text
+    assert roomy.tokens <= 500
+    for one in (tight, alone):  # two pieces do not fit 250 tokens; one piece asked for
+        assert one.hits[0].excerpt is not None and (one.hits[0].excerpt.first, one.hits[0].excerpt.last) == (241, 390)
+
+
 def test_an_excerpt_is_the_piece_holding_the_query_s_words_where_they_outweigh_meaning() -> None:
     words = [f"w{i}" for i in range(400)]
     long = Ranked(_record(1, " ".join(words)), 1.0, 0.5, piece_cosines=(0.9, 0.2, 0.2, 0.2))
