@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 
 from tiers.errors import InvalidInput, StorageError
 from tiers.files import backend_message
-from tiers.locking import shared_lock
+from tiers.locking import file_lock, shared_lock
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -147,6 +147,7 @@ class Table:
         self.dim = dim
         self.where = where
         self.read_lock = read_lock
+        self.write_lock = read_lock.with_name("write.lock")  # the data folder's (tiers/parts.py), beside it
         self._connect = db
         self._db: Any = None
         self._opened: Any = None
@@ -337,7 +338,7 @@ class Table:
         `scrub` (after a forget) also rewrites every file that held a deleted row, so no file keeps a
         word of it. The work itself runs beside readers, who keep
         reading the version they opened; only dropping the old versions waits for them to finish,
-        holding the read lock exclusive while every reader holds it shared.
+        holding the read lock exclusive while every reader holds it shared, and for any write in progress.
         """
         rows = self._table.count_rows()
         if scrub:
@@ -346,7 +347,10 @@ class Table:
             )
         self._ensure_indexes(rows)
         self._table.optimize()
-        with shared_lock(self.read_lock, exclusive=True), warnings.catch_warnings():
+        # Dropping every file no version lists (`delete_unverified`) would also drop those a write in progress
+        # has made and not yet committed: that step waits for the data folder's write lock, which every write
+        # holds (the merging above runs beside writes: LanceDB commits the two in turn).
+        with file_lock(self.write_lock), shared_lock(self.read_lock, exclusive=True), warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*cleanup_older_than.*", category=UserWarning)
             self._table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
 

@@ -9,6 +9,7 @@ import resource
 import shutil
 import signal
 import sqlite3
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -308,4 +309,42 @@ def test_a_write_past_a_file_size_limit_is_a_readable_error_and_every_memory_sto
     assert "File too large" in message or "too large" in message.lower(), message
     assert "free space and retry" in message
     assert count_rows(folder) == len(stored)
+    assert_all_there(folder, embedder, stored)
+
+
+def test_compaction_never_deletes_the_files_of_a_write_that_holds_the_write_lock(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """A sweep compacts outside the write lock, so remember is not held up by it; but dropping the files no
+    version lists (`delete_unverified`) would also drop those a write has made and not yet committed. That step
+    waits for the write lock: here a writer holding it has put such a file, as LanceDB does before it commits."""
+    folder = tmp_path / "ns"
+    stored = seeded(folder, embedder)
+    memory = Memory(folder, embedder)
+    try:
+        memory.store.warm_table.add(memory.store.warm_table.get(list(stored)).slice(0, 0))  # open for writes
+        data = folder / "lance" / "warm.lance" / "data"
+        uncommitted = data / "0000-being-written.lance"
+        holding, release = threading.Event(), threading.Event()
+
+        def writer() -> None:
+            with memory.parts.locked():
+                shutil.copyfile(next(data.glob("*.lance")), uncommitted)  # a data file no version lists yet
+                holding.set()
+                release.wait(30)
+                uncommitted.unlink()  # the write gives up: nothing of it was committed
+
+        held = threading.Thread(target=writer)
+        held.start()
+        assert holding.wait(30)
+        compacting = threading.Thread(target=memory.store.compact)
+        compacting.start()
+        compacting.join(2.0)
+        assert uncommitted.exists()  # the compaction waits for the write
+        release.set()
+        held.join(30)
+        compacting.join(60)
+        assert not compacting.is_alive()
+    finally:
+        memory.close()
     assert_all_there(folder, embedder, stored)
