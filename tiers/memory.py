@@ -13,7 +13,7 @@ from typing import Any
 
 from tiers import blas
 from tiers import recall as ranking
-from tiers.backfill import fill_pieces
+from tiers.backfill import Backfill
 from tiers.embedder import Embedder
 from tiers.hot import Entry, HotProfile
 from tiers.ledger import Ledger, Move
@@ -51,6 +51,7 @@ class Memory:
         self._editor = ProfileEditor(self.parts, self._writer)
         self._search = Search(self.parts)
         self._moves = Moves(self.parts, self._editor)
+        self._backfill = Backfill(self.parts)
 
     @property
     def folder(self) -> Path:
@@ -155,7 +156,7 @@ class Memory:
         report = self._moves.sweep(now, dry_run, progress)
         if dry_run:
             return report
-        return replace(report, pieces_filled=fill_pieces(self.parts))
+        return replace(report, pieces_filled=self._backfill.run())
 
     def moves(self, rid: str | None = None, limit: int = 100) -> list[Move]:
         """The move log, newest first: all of it, or one record's (with the profile entries it stated) or one key's."""
