@@ -36,7 +36,7 @@ from tiers.timeparse import as_utc
 from tiers.warm import Scope, WarmIndex
 
 PROFILE_MATCH = 0.35
-# A word held by more than this share of the profile's entries (and by more than one) matches none by itself.
+# A word held by more than this share of the profile's entries (and by more than two) matches none by itself.
 PROFILE_WORD_SHARE = 0.1
 POOL_ALL_UP_TO = 20_000  # warm rows every query ranks in full; past this, only those that can rank
 # Past POOL_ALL_UP_TO: warm rows taken by meaning, by words and among durable facts. At least recall's DEPTH,
@@ -186,8 +186,8 @@ class Search:
 
         A word most entries hold ("project" across `project.<name>.<topic>` keys) says nothing of which one is
         asked about; matched on it, every query naming it showed them all and counted each a use, so none ever
-        went idle (the simulated year kept a finished project's decisions hot 200 days on). Function words
-        never match.
+        went idle (the simulated year kept a finished project's decisions hot 200 days on). Function words and
+        words of one or two characters ("2", "pm") never match.
         """
         entries = self.parts.hot.entries()
         if not entries:
@@ -199,8 +199,8 @@ class Search:
         for found in held.values():
             for word in found:
                 counts[word] = counts.get(word, 0) + 1
-        few = max(1, int(len(entries) * PROFILE_WORD_SHARE))
-        asked = {w for w in words(query) if counts.get(w, 0) <= few}
+        few = max(2, int(len(entries) * PROFILE_WORD_SHARE))
+        asked = {w for w in words(query) if len(w) >= 3 and counts.get(w, 0) <= few}
         matched = {}
         for (key, entry), entry_vector in zip(entries.items(), vectors, strict=True):
             if float(np.dot(entry_vector, vector)) >= PROFILE_MATCH or asked & held[key]:

@@ -254,6 +254,13 @@ def test_a_word_most_profile_entries_hold_shows_none_of_them_and_counts_no_use(m
     assert list(memory.recall("is Helix installed on the new laptop?", later, limit=3).profile) == ["editor"]
 
 
+def test_in_a_small_profile_entries_on_one_topic_are_both_shown_and_a_lone_digit_matches_none(memory: Memory) -> None:
+    memory.set_profile({"pets.dog": "Bruno, a beagle", "pets.cat": "Miso", "name": "Ana", "floor": "2"}, T0)
+
+    assert sorted(memory.recall("remind me about the pets", T0, limit=3).profile) == ["pets.cat", "pets.dog"]
+    assert "floor" not in memory.recall("remind me in 2 days", T0, limit=3).profile
+
+
 def test_a_host_that_carries_the_profile_gets_none_of_it_again_from_recall(
     tmp_path: Path, embedder: FastEmbedder
 ) -> None:
