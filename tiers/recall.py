@@ -438,7 +438,7 @@ def pack(
 
     A long hit that does not fit whole is shown by an excerpt: its piece nearest the query by its cosine and
     the share of the query's `terms` it holds (weighted `excerpt_words`: RecallSettings.excerpt_words), widened
-    to up to `excerpt_span` pieces toward the nearer neighbour while the budget holds them.
+    to up to `excerpt_span` pieces, each time by the nearer neighbour the budget still holds.
 
     Grouped, the chosen hits are shown by day, oldest first, in the order they were stored within a day.
     """
@@ -468,17 +468,19 @@ def pack(
                 piece = int(np.argmax(scores))
                 whole, (hit, cost) = hit, (shown[piece], costs[piece])
                 first = last = piece
-                while last - first + 1 < excerpt_span:  # grow toward the nearer neighbour while it fits
-                    near = [p for p in (first - 1, last + 1) if 0 <= p < len(cuts)]
-                    if not near:
+                while last - first + 1 < excerpt_span:  # grow by the nearer neighbour that still fits
+                    near = sorted((p for p in (first - 1, last + 1) if 0 <= p < len(cuts)), key=lambda p: -scores[p])
+                    grown = None
+                    for step in near:
+                        lo, hi = min(first, step), max(last, step)
+                        wide = replace(whole, excerpt=joined(whole.record.content, cuts[lo], cuts[hi]))
+                        wide_cost = len(render_hit(wide, grouped)) + 1 + extra
+                        if used + wide_cost <= budget:
+                            grown = (lo, hi, wide, wide_cost)
+                            break
+                    if grown is None:
                         break
-                    step = max(near, key=lambda p: scores[p])
-                    lo, hi = min(first, step), max(last, step)
-                    wide = replace(whole, excerpt=joined(whole.record.content, cuts[lo], cuts[hi]))
-                    wide_cost = len(render_hit(wide, grouped)) + 1 + extra
-                    if used + wide_cost > budget:
-                        break
-                    first, last, hit, cost = lo, hi, wide, wide_cost
+                    first, last, hit, cost = grown
         if budget is not None and used + cost > budget:
             packed.left_out += 1
             continue

@@ -567,6 +567,19 @@ def test_an_excerpt_takes_in_the_nearer_neighbouring_piece_where_the_budget_left
         assert one.hits[0].excerpt is not None and (one.hits[0].excerpt.first, one.hits[0].excerpt.last) == (241, 390)
 
 
+def test_an_excerpt_takes_in_the_other_neighbour_where_only_it_fits() -> None:
+    words = [f"w{i}" for i in range(800)]  # the sixth piece is words 601-750, the seventh and last 721-800
+    long = Ranked(_record(1, " ".join(words)), 1.0, 0.5, piece_cosines=(0.1, 0.1, 0.1, 0.1, 0.6, 0.9, 0.3))
+
+    spans = {}
+    for budget in (260, 320, 400):  # the fifth piece (481-630) is nearer, but 150 words, and the last 80
+        cut = pack([long], {}, 10, budget, grouped=True, excerpt_span=2).hits[0].excerpt
+        assert cut is not None
+        spans[budget] = (cut.first, cut.last)
+
+    assert spans == {260: (601, 750), 320: (601, 800), 400: (481, 750)}
+
+
 def test_an_excerpt_is_the_piece_holding_the_query_s_words_where_they_outweigh_meaning() -> None:
     words = [f"w{i}" for i in range(400)]
     long = Ranked(_record(1, " ".join(words)), 1.0, 0.5, piece_cosines=(0.9, 0.2, 0.2, 0.2))
