@@ -258,8 +258,11 @@ def test_a_long_note_on_s3_stored_before_pieces_gets_them_from_the_sweep(
     try:
         assert old.sweep(day(61)).pieces_filled == 1
         assert old.sweep(day(61)).pieces_filled == 0
+        with old.store.cold() as index:  # what recall scores its pieces from
+            assert index.pieces.of(index.position(rid)) is not None
     finally:
         old.close()
+    assert json.loads((tmp_path / "ns" / "store.json").read_text())["pieces"] is True
     rows = lancedb.connect(cold.cold_uri, storage_options=s3.storage_options).open_table("cold").to_arrow()
     [row] = rows.to_pylist()
     assert row["id"] == rid and row["content"] == note and len(row["pieces"]) >= 2

@@ -239,12 +239,14 @@ def test_the_sweep_gives_long_memories_stored_before_pieces_their_pieces_in_both
     _as_before_pieces(folder)
 
     old = _memory(folder, embedder)
+    beside = _memory(folder, embedder)  # another process on the folder, its indexes read before the backfill
     try:
         assert old.get(cold).tier is Tier.COLD and old.get(warm).tier is Tier.WARM
-        with old.store.warm() as index:
-            assert index.pieces.of(index.positions[warm]) is None
-        with old.store.cold() as cold_index:
-            assert cold_index.pieces.of(cold_index.position(cold)) is None
+        for each in (old, beside):
+            with each.store.warm() as index:
+                assert index.pieces.of(index.positions[warm]) is None
+            with each.store.cold() as cold_index:
+                assert cold_index.pieces.of(cold_index.position(cold)) is None
 
         monkeypatch.setattr(backfill, "FILL_BATCH", 1)  # one a pass: the next pass takes the rest
         assert old.sweep(later).pieces_filled == 1
@@ -261,8 +263,13 @@ def test_the_sweep_gives_long_memories_stored_before_pieces_their_pieces_in_both
             assert len(long) == 1 and len(long[0][PIECES]) == len(pieces(NOTES))
             assert all(row[PIECES] is None for row in stored if row not in long)
         assert old.sweep(later, dry_run=True).pieces_filled == 0
+        with beside.store.warm() as index:  # told by the change feed
+            assert np.asarray(index.pieces.of(index.positions[warm])).shape == (len(pieces(NOTES)), embedder.dim)
+        with beside.store.cold() as cold_index:
+            assert np.asarray(cold_index.pieces.of(cold_index.position(cold))).shape[0] == len(pieces(NOTES))
     finally:
         old.close()
+        beside.close()
 
     again = _memory(folder, embedder)  # a new process reads them from the tables
     try:
