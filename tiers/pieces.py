@@ -25,14 +25,9 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 _BLOCK = 4_096  # pieces scored at a time
 
 
-def nearest_piece(cosines: np.ndarray, texts: Sequence[str], terms: Sequence[str], weight: float) -> int:
-    """Which of a memory's pieces (each one's cosine to the query, and their `texts` in the same order) an excerpt
-    shows: the best `piece_scores`."""
-    return int(np.argmax(piece_scores(cosines, texts, terms, weight)))
-
-
 def piece_scores(cosines: np.ndarray, texts: Sequence[str], terms: Sequence[str], weight: float) -> np.ndarray:
-    """Each piece's cosine plus `weight` times the share of the query's `terms` the piece holds."""
+    """How near each of a memory's pieces is to the query (each one's cosine, and their `texts` in the same order),
+    for which an excerpt shows: the cosine plus `weight` times the share of the query's `terms` the piece holds."""
     score = np.asarray(cosines, dtype=np.float32)
     asked = set(terms)
     if weight and asked and len(texts) == len(score):  # texts cut otherwise (another piece size): by meaning

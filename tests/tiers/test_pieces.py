@@ -21,7 +21,7 @@ from tiers import backfill, signs
 from tiers import store as store_module
 from tiers.embedder import FastEmbedder, pieces
 from tiers.memory import Memory, MemorySettings
-from tiers.pieces import Pieces, nearest_piece
+from tiers.pieces import Pieces, piece_scores
 from tiers.recall import RecallSettings
 from tiers.records import MemoryIn, Tier
 from tiers.reembed import reembed
@@ -385,6 +385,10 @@ def test_long_notes_over_the_budget_are_shown_by_the_piece_that_answers(tmp_path
         assert any(h.excerpt is not None and _LAST in h.excerpt.text for h in cold.hits if h.record.id == notes)
     finally:
         memory.close()
+
+
+def nearest_piece(cosines: np.ndarray, texts: list[str], terms: list[str], weight: float) -> int:
+    return int(np.argmax(piece_scores(cosines, texts, terms, weight)))
 
 
 def test_an_excerpt_is_the_piece_nearest_by_meaning_and_by_the_query_s_words() -> None:
