@@ -50,9 +50,10 @@ from tests.bench import synthetic
 from tests.bench.fill import fill
 from tests.bench.flat import FlatStore
 from tiers import recall as ranking
-from tiers.embedder import FastEmbedder
+from tiers.embedder import FastEmbedder, pieces
 from tiers.memory import Memory, MemorySettings
 from tiers.records import MAX_CONTENT_CHARS, MemoryIn, Tier
+from tiers.terms import words
 
 BUDGETS = (256, 512, 1024, 2048)
 HALVES = {"0-3": range(0, 4), "4-6": range(4, 7)}  # tune on the first, confirm on the second
@@ -195,10 +196,31 @@ def settings_list() -> list[tuple[str, int, int | None]]:
     return [(f"{b} tok", BUDGET_LIMIT, b) for b in BUDGETS] + [(f"k={k}", k, None) for k in TOP_K]
 
 
-def baseline_pack(hits: Sequence[Any], limit: int, max_tokens: int | None, grouped: bool) -> ranking.Packed:
-    """A flat ranking packed exactly as recall packs its own (same lines, same budget rule)."""
-    ranked = [ranking.Ranked(h.record, 1.0 - i / max(len(hits), 1), h.score) for i, h in enumerate(hits)]
-    return ranking.pack(ranked, {}, limit, max_tokens, grouped)
+def baseline_pack(
+    hits: Sequence[Any], limit: int, max_tokens: int | None, grouped: bool, terms: Sequence[str] | None = None
+) -> ranking.Packed:
+    """A flat ranking packed exactly as recall packs its own (same lines, same budget rule).
+
+    Given the query's `terms`, a long memory that does not fit is shown by an excerpt as recall shows one,
+    its pieces chosen by those words alone (a flat store has no piece vectors): the flat baselines with
+    excerpts, so that what memtiers gains over them by ranking is told apart from what excerpts give.
+    """
+    ranked = [
+        ranking.Ranked(h.record, 1.0 - i / max(len(hits), 1), h.score, piece_cosines=_no_cosines(h, terms))
+        for i, h in enumerate(hits)
+    ]
+    if terms is None:
+        return ranking.pack(ranked, {}, limit, max_tokens, grouped)
+    span = ranking.RecallSettings().excerpt_span
+    return ranking.pack(ranked, {}, limit, max_tokens, grouped, terms, 1.0, span)
+
+
+def _no_cosines(hit: Any, terms: Sequence[str] | None) -> tuple[float, ...] | None:
+    """For a long memory when excerpts are wanted: a cosine of 0 for each of its pieces."""
+    if terms is None:
+        return None
+    count = len(pieces(hit.record.content))
+    return (0.0,) * count if count > 1 else None
 
 
 def found_ids(packed: ranking.Packed, covers: dict[str, set[str]], texts: dict[str, str] | None = None) -> set[str]:
@@ -229,8 +251,10 @@ def ask_all(
     settings: Sequence[tuple[str, int, int | None]] | None = None,
     form: str = "question",
     texts: dict[str, str] | None = None,
+    flat_excerpts: bool = False,
 ) -> None:
-    """Ask every question at every budget; `texts` (each turn's text by id) checks what an excerpt shows."""
+    """Ask every question at every budget; `texts` (each turn's text by id) checks what an excerpt shows;
+    `flat_excerpts`: the flat baselines are also asked showing excerpts (a store of long memories)."""
     for question in questions:
         text = FORMS[form](question.text)
         for label, limit, budget in settings or settings_list():
@@ -247,9 +271,13 @@ def ask_all(
         grouped = memory.settings.recall.grouped
         vector = memory.embedder.embed([text])[0]
         lists = {"BM25": baselines.text_search(text, 100), "vector": baselines.vector_search(vector, 100)}
+        terms = words(text)
         for name, hits in lists.items():
             for label, limit, budget in settings_list():
                 tally.add(name, label, question, found_ids(baseline_pack(hits, limit, budget, grouped), covers))
+                if flat_excerpts:
+                    packed = baseline_pack(hits, limit, budget, grouped, terms)
+                    tally.add(f"{name} + excerpts", label, question, found_ids(packed, covers, texts))
 
 
 def store_turns(memory: Memory, sessions: Sequence[Sequence[Turn]], now: datetime) -> dict[str, set[str]]:
@@ -370,7 +398,17 @@ def run_conversation(
             try:
                 texts = turn_texts(sessions)
                 ask_all(
-                    memory, questions, covers, now, tally, "memtiers", latencies["warm"], flat, form=form, texts=texts
+                    memory,
+                    questions,
+                    covers,
+                    now,
+                    tally,
+                    "memtiers",
+                    latencies["warm"],
+                    flat,
+                    form=form,
+                    texts=texts,
+                    flat_excerpts=unit == "session",
                 )
             finally:
                 flat.close()
@@ -388,6 +426,13 @@ def run_conversation(
     if haystack is not None:
         run_in_haystack(haystack, sessions, questions, embedder, settings, tally, latencies[HAYSTACK], form, unit)
     return info
+
+
+def systems_in(tally: Tally) -> list[str]:
+    """memtiers and the flat baselines, each with excerpts where it was given them."""
+    found = {system for system, _, _ in tally.all}
+    wanted = ["memtiers", "BM25", "vector", "BM25 + excerpts", "vector + excerpts"]
+    return [s for s in wanted if s in found or s in ("memtiers", "BM25", "vector")]
 
 
 def table(tally: Tally, systems: Sequence[str], metric: str) -> list[str]:
@@ -460,9 +505,9 @@ def main(argv: list[str] | None = None) -> int:
         f"run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.machine()} {platform.system()}, "
         f"Python {platform.python_version()}, {len(__import__('os').sched_getaffinity(0))} cores, {elapsed:.0f} s",
         "",
-        *table(tally, ["memtiers", "BM25", "vector"], "all"),
+        *table(tally, systems_in(tally), "all"),
         "",
-        *table(tally, ["memtiers", "BM25", "vector"], "frac"),
+        *table(tally, systems_in(tally), "frac"),
         "",
         f"recall latency (model loaded, {len(latencies['warm'])} calls): "
         f"p50 {percentile(latencies['warm'], 50):.1f} ms, p99 {percentile(latencies['warm'], 99):.1f} ms",
@@ -505,7 +550,8 @@ def halves_lines(halves: dict[str, tuple[Tally, Tally]], swept: bool) -> list[st
     """recall_all at 1,024 tokens on each half: tune on conversations 0-3, confirm on 4-6."""
     lines = ["| recall_all at 1024 tok | " + " | ".join(f"conversations {h}" for h in halves) + " |"]
     lines.append("| --- |" + " --- |" * len(halves))
-    rows = [("memtiers", 0, "memtiers"), ("BM25", 0, "BM25"), ("vector", 0, "vector")]
+    first = next(iter(halves.values()))[0]
+    rows = [(system, 0, system) for system in systems_in(first)]
     if swept:
         rows.append(("memtiers after the sweep", 1, "memtiers"))
     for name, which, system in rows:

@@ -1,11 +1,13 @@
 """The benchmark's rules: a question asked in keywords or as a topic, as agents often do; a session kept whole;
-settings changed for a tuning run (pure logic)."""
+settings changed for a tuning run; a flat baseline shown by excerpts (pure logic)."""
 
 from datetime import UTC, datetime
+from types import SimpleNamespace
 
-from tests.bench.locomo import FORMS, Turn, keywords, session_parts, topic, with_values
+from tests.bench.locomo import FORMS, Turn, baseline_pack, keywords, session_parts, topic, with_values
 from tiers.recall import RecallSettings
-from tiers.records import MAX_CONTENT_CHARS
+from tiers.records import MAX_CONTENT_CHARS, Kind, Record, Tier
+from tiers.terms import words
 
 
 def test_a_question_in_keywords_keeps_its_content_words_in_order_and_drops_question_and_function_words() -> None:
@@ -36,3 +38,16 @@ def test_settings_given_as_name_and_value_take_each_settings_own_type() -> None:
     changed = with_values(RecallSettings(), ["reach=3", "neighbours=0.5", "grouped=false", "perspective=1"])
     assert (changed.reach, changed.neighbours, changed.grouped, changed.perspective) == (3, 0.5, False, True)
     assert with_values(RecallSettings(), []) == RecallSettings()
+
+
+def test_a_flat_baseline_given_the_query_s_words_shows_a_long_memory_by_the_pieces_holding_them() -> None:
+    at = datetime(2023, 5, 8, tzinfo=UTC)
+    text = " ".join(f"w{i}" for i in range(800)) + " pottery"  # the last piece holds the asked word
+    hit = SimpleNamespace(record=Record("0" * 12, text, Tier.WARM, Kind.NOTE, False, at, at), score=1.0)
+
+    whole_only = baseline_pack([hit], 10, 300, grouped=True)
+    excerpted = baseline_pack([hit], 10, 300, grouped=True, terms=words("the pottery class"))
+
+    assert whole_only.hits == [] and whole_only.left_out == 1  # as a flat store shows it: whole, or not at all
+    cut = excerpted.hits[0].excerpt
+    assert cut is not None and cut.last == 801 and "pottery" in excerpted.text and excerpted.tokens <= 300
