@@ -69,8 +69,13 @@ PIECE_WORDS = 150
 PIECE_OVERLAP = 30
 
 
+def is_long(text: str) -> bool:
+    """Whether a memory is embedded in pieces: past PIECE_WORDS words, split at whitespace."""
+    return len(text.split()) > PIECE_WORDS
+
+
 def pieces(text: str) -> list[str]:
-    """The text itself, or, past PIECE_WORDS words (split at whitespace), its overlapping pieces in order."""
+    """The text itself, or, when it is long (`is_long`), its overlapping pieces in order."""
     words = text.split()
     if len(words) <= PIECE_WORDS:
         return [text]

@@ -17,7 +17,7 @@ from tiers.embedder import Embedder, embed_memories
 from tiers.errors import StorageError
 from tiers.locking import file_lock, serving_lock
 from tiers.records import Tier
-from tiers.store import pieces_column, read_meta, write_meta
+from tiers.store import pieces_column, read_meta, vector_column, write_meta
 from tiers.tables import PIECES, Connection, Table, schema
 
 Progress = Callable[[int, int], None]
@@ -82,7 +82,7 @@ def reembed(
             for rows in _batches(old, have, batch):
                 texts = rows["content"].to_pylist()
                 made = embed_memories(embedder, texts)
-                column = pa.FixedSizeListArray.from_arrays(pa.array(made.vectors.ravel(), pa.float32()), embedder.dim)
+                column = vector_column(made.vectors, embedder.dim)
                 rows = rows.set_column(rows.schema.get_field_index("vector"), "vector", column)
                 if PIECES in rows.column_names:
                     rows = rows.drop_columns([PIECES])

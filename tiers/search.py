@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from tiers import recall as ranking
 from tiers import signs
-from tiers.embedder import PIECE_WORDS, embed_queries
+from tiers.embedder import embed_queries, is_long
 from tiers.errors import InvalidInput
 from tiers.hot import Entry
 from tiers.parts import Parts
@@ -162,7 +162,7 @@ class Search:
     def _piece_cosines(self, ranked: list[ranking.Ranked], index: WarmIndex, query: Query) -> list[ranking.Ranked]:
         """The hits, each long one with each of its pieces' cosine to the query, from which `pack` chooses what to
         show of it when it does not fit whole. A long memory stored before pieces were kept has none."""
-        long = [hit.record for hit in ranked if len(hit.record.content.split()) > PIECE_WORDS]
+        long = [hit.record for hit in ranked if is_long(hit.record.content)]
         if not long:
             return ranked
         kept: dict[str, np.ndarray | None] = {}

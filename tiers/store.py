@@ -32,7 +32,7 @@ import pyarrow.compute
 
 from tiers.cold import COLUMNS as COLD_COLUMNS
 from tiers.cold import Candidate, ColdHits, ColdIndex, ColdScope, Found
-from tiers.embedder import DEFAULT_MODEL, PIECE_WORDS
+from tiers.embedder import DEFAULT_MODEL, PIECE_WORDS, is_long
 from tiers.errors import CorruptFile, ModelMismatch
 from tiers.files import read_json_object, write_atomic
 from tiers.ledger import Ledger, Move
@@ -436,7 +436,7 @@ class Store:
             table = self.table(tier)
             for batch in table.scan(["id", "content"], where=_lacking(table), batch=1_000):
                 for rid, text in zip(batch.column("id").to_pylist(), batch.column("content").to_pylist(), strict=True):
-                    if len(text.split()) > PIECE_WORDS:
+                    if is_long(text):
                         found.append((tier, rid))
         return found
 
@@ -451,7 +451,7 @@ class Store:
             rows = table.get(ids, ["id", "content", PIECES])
             lacking = pa.compute.is_null(rows[PIECES]).to_pylist()
             for rid, text, none in zip(rows["id"].to_pylist(), rows["content"].to_pylist(), lacking, strict=True):
-                if none and len(text.split()) > PIECE_WORDS:
+                if none and is_long(text):
                     out.append((tier, rid, text))
         return out
 
@@ -470,8 +470,8 @@ class Store:
         One write (a merge by id): a record forgotten or moved since it was read is left as it is.
         """
         table = self.table(tier)
-        column = pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel(), pa.float32()), self.dim)
-        table.merge(pa.table({"id": list(ids), "vector": column, PIECES: pieces_column(pieces, self.dim)}))
+        columns = {"id": list(ids), "vector": vector_column(vectors, self.dim), PIECES: pieces_column(pieces, self.dim)}
+        table.merge(pa.table(columns))
         rows = table.get(ids)
         stored = rows["id"].to_pylist()
         if tier is Tier.WARM:
@@ -682,9 +682,14 @@ def _table(rows: Sequence[Row], dim: int) -> pa.Table:
     }
     full = schema(dim)
     arrays = [pa.array(columns[f.name], type=f.type) for f in full if f.name not in ("vector", PIECES)]
-    arrays.append(pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel(), pa.float32()), dim))
+    arrays.append(vector_column(vectors, dim))
     arrays.append(pieces_column([row.pieces for row in rows], dim))
     return pa.Table.from_arrays(arrays, schema=full)
+
+
+def vector_column(vectors: np.ndarray, dim: int) -> pa.Array:
+    """A `vector` column: one row of `dim` float32 per memory, straight from numpy."""
+    return pa.FixedSizeListArray.from_arrays(pa.array(np.ascontiguousarray(vectors, np.float32).ravel()), dim)
 
 
 def pieces_column(pieces: Sequence[np.ndarray | None], dim: int) -> pa.Array:
