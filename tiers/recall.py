@@ -383,22 +383,55 @@ def render_hit(hit: Ranked, grouped: bool = False) -> str:
     return line
 
 
-def excerpts_of(content: str, count: int, whole_cost: int) -> list[Excerpt]:
-    """The first `count` pieces of a long memory's text, each with where it starts and ends among its words."""
-    words = content.split()
-    out = []
-    for piece in range(count):
-        first, last = piece_span(len(words), piece)
-        out.append(Excerpt(" ".join(words[first:last]), first + 1, last, len(words), -(-whole_cost // 4)))
-    return out
+def _span(words: list[str], first_piece: int, last_piece: int, whole_tokens: int) -> Excerpt:
+    """The excerpt of a long memory's (split) text from the start of one piece to the end of another."""
+    first, _ = piece_span(len(words), first_piece)
+    _, last = piece_span(len(words), last_piece)
+    return Excerpt(" ".join(words[first:last]), first + 1, last, len(words), whole_tokens)
 
 
-def joined(content: str, first: Excerpt, last: Excerpt) -> Excerpt:
-    """One excerpt from the start of `first` to the end of `last` (pieces of the same memory, in order)."""
-    words = content.split()
-    return Excerpt(
-        " ".join(words[first.first - 1 : last.last]), first.first, last.last, first.words, first.whole_tokens
-    )
+def _excerpted(
+    hit: Ranked,
+    whole_cost: int,
+    room: int,
+    extra: int,
+    grouped: bool,
+    terms: Sequence[str],
+    weight: float,
+    span: int,
+) -> tuple[Ranked, int] | None:
+    """A long hit shown by an excerpt, and its cost, where one fits the `room` left (`extra`: its day header's
+    cost): its piece nearest the query (`piece_scores`), grown by the nearer neighbouring piece that still fits,
+    up to `span` pieces. None where the nearest piece does not fit. Reads the pieces' words (0.5 ms a memory),
+    so `pack` asks only where the whole does not fit."""
+    assert hit.piece_cosines is not None
+
+    def fits(shown: Ranked) -> int | None:
+        cost = len(render_hit(shown, grouped)) + 1 + extra
+        return cost if cost <= room else None
+
+    words = hit.record.content.split()
+    tokens = -(-whole_cost // 4)
+    cuts = [_span(words, p, p, tokens) for p in range(len(hit.piece_cosines))]
+    costs = [fits(replace(hit, excerpt=cut)) for cut in cuts]
+    if all(cost is None for cost in costs):
+        return None
+    scores = piece_scores(np.asarray(hit.piece_cosines, dtype=np.float32), [c.text for c in cuts], terms, weight)
+    first = last = int(np.argmax(scores))
+    cost = costs[first]
+    if cost is None:
+        return None
+    best = (replace(hit, excerpt=cuts[first]), cost)
+    while last - first + 1 < span:
+        for step in sorted((p for p in (first - 1, last + 1) if 0 <= p < len(cuts)), key=lambda p: -scores[p]):
+            lo, hi = min(first, step), max(last, step)
+            wide = replace(hit, excerpt=_span(words, lo, hi, tokens))
+            if (cost := fits(wide)) is not None:
+                first, last, best = lo, hi, (wide, cost)
+                break
+        else:
+            break
+    return best
 
 
 def group_header(record: Record) -> str:
@@ -457,30 +490,10 @@ def pack(
         extra = len(header) + 1 if grouped and header not in headers else 0
         cost = len(render_hit(hit, grouped)) + 1 + extra
         if budget is not None and used + cost > budget and hit.piece_cosines is not None:
-            # A long memory that does not fit whole: the piece of it nearest the query, said to be an excerpt.
-            # Chosen only where some piece could fit: the choice reads the pieces' words (0.5 ms a memory).
-            cuts = excerpts_of(hit.record.content, len(hit.piece_cosines), cost)
-            shown = [replace(hit, excerpt=cut) for cut in cuts]
-            costs = [len(render_hit(h, grouped)) + 1 + extra for h in shown]
-            if used + min(costs) <= budget:
-                texts = [cut.text for cut in cuts]
-                scores = piece_scores(np.asarray(hit.piece_cosines, dtype=np.float32), texts, terms, excerpt_words)
-                piece = int(np.argmax(scores))
-                whole, (hit, cost) = hit, (shown[piece], costs[piece])
-                first = last = piece
-                while last - first + 1 < excerpt_span:  # grow by the nearer neighbour that still fits
-                    near = sorted((p for p in (first - 1, last + 1) if 0 <= p < len(cuts)), key=lambda p: -scores[p])
-                    grown = None
-                    for step in near:
-                        lo, hi = min(first, step), max(last, step)
-                        wide = replace(whole, excerpt=joined(whole.record.content, cuts[lo], cuts[hi]))
-                        wide_cost = len(render_hit(wide, grouped)) + 1 + extra
-                        if used + wide_cost <= budget:
-                            grown = (lo, hi, wide, wide_cost)
-                            break
-                    if grown is None:
-                        break
-                    first, last, hit, cost = grown
+            # A long memory that does not fit whole: the part of it nearest the query, said to be an excerpt.
+            excerpted = _excerpted(hit, cost, budget - used, extra, grouped, terms, excerpt_words, excerpt_span)
+            if excerpted is not None:
+                hit, cost = excerpted
         if budget is not None and used + cost > budget:
             packed.left_out += 1
             continue
