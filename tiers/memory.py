@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from tiers import blas
+from tiers import blas, rerank
 from tiers import recall as ranking
 from tiers.backfill import Backfill
 from tiers.embedder import Embedder
@@ -85,8 +85,11 @@ class Memory:
         self.parts.close()
 
     def warm_up(self) -> None:
-        """Open the store and read both tiers' indexes into memory now, not in the first recall."""
+        """Open the store and read both tiers' indexes into memory now, not in the first recall (and load the
+        cross-encoder where recall reranks)."""
         self.parts.store.warm_up()
+        if self.settings.recall.rerank:
+            rerank.shared().load()
 
     def remember(self, items: Sequence[MemoryIn], now: datetime) -> list[Stored]:
         """Store memories; a repeat is merged into the stored one (see tiers/writes.py)."""

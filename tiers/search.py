@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tiers import recall as ranking
-from tiers import signs
+from tiers import rerank, signs
 from tiers.embedder import embed_queries, is_long
 from tiers.errors import InvalidInput
 from tiers.hot import Entry
@@ -92,12 +92,20 @@ class Search:
             shown = profile if ranking.profile_fits(profile, limit, max_tokens) else {}
             entries = shown.values()
         held = frozenset(rid for entry in entries for rid in entry.sources)
-        ranked = self.rank(parsed, limit, held) if parsed.tiers else []
+        ranked = self.rank(parsed, max(limit, settings.rerank), held) if parsed.tiers else []
+        if settings.rerank and len(ranked) > 1:
+            ranked = self.reranked(parsed, ranked[: settings.rerank]) + ranked[settings.rerank :]
+        ranked = ranked[:limit]
         terms, weight = parsed.terms, settings.excerpt_words
         packed = ranking.pack(ranked, shown, limit, max_tokens, settings.grouped, terms, weight, settings.excerpt_span)
         self.parts.ledger.touch([h.record.id for h in packed.hits], now)
         self.parts.ledger.touch([hot_rid(k) for k in profile if k in packed.profile or settings.profile_carried], now)
         return packed
+
+    def reranked(self, query: Query, ranked: list[ranking.Ranked]) -> list[ranking.Ranked]:
+        """`ranked` reordered by a cross-encoder's reading of each beside the query, fused with their order."""
+        scores = rerank.shared().scores(query.text, [hit.record.content for hit in ranked])
+        return rerank.fuse(ranked, scores)
 
     def parse(
         self,

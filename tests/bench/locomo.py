@@ -191,8 +191,13 @@ def with_values(settings: ranking.RecallSettings, pairs: Sequence[str]) -> ranki
     return dataclasses.replace(settings, **changed)
 
 
+ONLY: list[int] = []  # budgets asked alone (--budgets), where a recall is slow (a reranker); empty: every one
+
+
 def settings_list() -> list[tuple[str, int, int | None]]:
     """(label, limit, max_tokens) as the recall tool would pass them."""
+    if ONLY:
+        return [(f"{b} tok", BUDGET_LIMIT, b) for b in ONLY]
     return [(f"{b} tok", BUDGET_LIMIT, b) for b in BUDGETS] + [(f"k={k}", k, None) for k in TOP_K]
 
 
@@ -465,7 +470,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pool", type=int, default=20_000, help="texts the model embeds for the haystack (cached)")
     parser.add_argument("--form", choices=list(FORMS), default="question", help="how each question is asked")
     parser.add_argument("--unit", choices=list(STORE), default="turn", help="store each turn, or each session whole")
+    parser.add_argument(
+        "--budgets", nargs="*", type=int, default=[], help="ask at these token budgets alone (no k = 5, 10)"
+    )
     args = parser.parse_args(argv)
+    ONLY[:] = args.budgets
 
     data = json.loads(args.dataset.read_text())[: args.conversations]
     embedder = FastEmbedder()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -47,9 +48,19 @@ def test_memories_are_read_in_context_unless_turned_off(tmp_path: Path) -> None:
     assert less.memory.recall.context == 0.3
 
 
+def test_recall_reranks_only_when_told_how_many(tmp_path: Path) -> None:
+    assert Settings.from_env({"MEMTIERS_HOME": str(tmp_path)}).memory.recall.rerank == 0
+    told = Settings.from_env({"MEMTIERS_HOME": str(tmp_path), "MEMTIERS_RERANK": "100"})
+    assert (told.rerank, told.memory.recall.rerank) == (100, 100)
+    assert Settings.from_env({"MEMTIERS_HOME": str(tmp_path), "MEMTIERS_RERANK": "0"}).memory.recall.rerank == 0
+
+
 @pytest.mark.parametrize(
     ("env", "problem"),
     [
+        ({"MEMTIERS_RERANK": "many"}, "MEMTIERS_RERANK='many' is not a whole number"),
+        ({"MEMTIERS_RERANK": "-1"}, "MEMTIERS_RERANK must be from 0 (off) to 500, not -1"),
+        ({"MEMTIERS_RERANK": "501"}, "MEMTIERS_RERANK must be from 0 (off) to 500, not 501"),
         ({"MEMTIERS_RECALL_CONTEXT": "half"}, "MEMTIERS_RECALL_CONTEXT='half' is not a number"),
         ({"MEMTIERS_RECALL_CONTEXT": "1.5"}, "MEMTIERS_RECALL_CONTEXT must be from 0 to 1"),
         ({"MEMTIERS_NAMESPACE": "../escape"}, "MEMTIERS_NAMESPACE='../escape' is not valid"),
@@ -62,7 +73,7 @@ def test_memories_are_read_in_context_unless_turned_off(tmp_path: Path) -> None:
     ],
 )
 def test_a_bad_setting_is_refused_naming_the_variable(tmp_path: Path, env: dict[str, str], problem: str) -> None:
-    with pytest.raises(ConfigError, match=problem.replace(".", r"\.").replace("(", r"\(")):
+    with pytest.raises(ConfigError, match=re.escape(problem)):
         Settings.from_env({"MEMTIERS_HOME": str(tmp_path)} | env)
 
 

@@ -448,3 +448,30 @@ async def test_recall_shows_a_long_memory_over_the_budget_by_the_excerpt_that_an
     assert memory["id"] == item["id"] and last in memory["content"] and last in text(found)
     assert memory["excerpt"]["last_word"] == memory["excerpt"]["words"] == len(f"{filler}{last}".split())
     assert "(excerpt: words" in text(found) and found.structured_content["tokens"] <= 200
+
+
+# recall, reranked (MEMTIERS_RERANK)
+
+
+async def test_recall_told_to_rerank_finds_what_words_miss_and_says_how_to_get_the_model(
+    settings: Settings, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.tiers.test_rerank import ANSWER, AROUND, QUESTION
+    from tiers import rerank
+
+    reranking = replace(settings, rerank=20)
+    async with Client(build_server(reranking, run_timer=False, embedder=embedder)) as client:
+        for day, line in enumerate([*AROUND[:8], ANSWER, AROUND[8]]):
+            await call(client, "remember", content=line, occurred_at=f"2024-01-{day + 1:02d}T12:00:00Z")
+        found = await client.call_tool("recall", {"query": QUESTION, "limit": 3})
+        assert not found.is_error
+        assert ANSWER in text(found)
+
+        real = rerank.importlib.util.find_spec
+        monkeypatch.setattr(rerank, "_SHARED", None)
+        monkeypatch.setattr(
+            rerank.importlib.util, "find_spec", lambda name: None if name == rerank.PACKAGE else real(name)
+        )
+        missing = await client.call_tool("recall", {"query": QUESTION, "limit": 3})
+        assert missing.is_error
+        assert "pip install 'memtiers[rerank]'" in text(missing)
