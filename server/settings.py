@@ -186,30 +186,28 @@ def _number(env: Mapping[str, str], name: str, default: float, kind: type) -> fl
 
 def _count(env: Mapping[str, str], name: str, default: int, most: int) -> int:
     """A whole number from 0 to `most` (unset: `default`)."""
-    raw = env.get(name)
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not a whole number") from None
-    if not 0 <= value <= most:
-        raise ConfigError(f"{name} must be from 0 (off) to {most}, not {raw}")
-    return value
+    return int(_within(env, name, default, int, (0, most), ("a whole number", f"0 (off) to {most}")))
 
 
 def _share(env: Mapping[str, str], name: str, default: float) -> float:
     """A share from 0 to 1 (unset: `default`)."""
+    return float(_within(env, name, default, float, (0.0, 1.0), ("a number", "0 to 1")))
+
+
+def _within(
+    env: Mapping[str, str], name: str, default: float, kind: type, bounds: tuple[float, float], said: tuple[str, str]
+) -> float:
+    """`name` read as `kind` within `bounds` (unset: `default`); `said`: what it must be, and its bounds in words."""
     raw = env.get(name)
     if not raw:
         return default
     try:
-        value = float(raw)
+        value = kind(raw)
     except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not a number") from None
-    if not 0.0 <= value <= 1.0:
-        raise ConfigError(f"{name} must be from 0 to 1, not {raw}")
-    return value
+        raise ConfigError(f"{name}={raw!r} is not {said[0]}") from None
+    if not bounds[0] <= value <= bounds[1]:
+        raise ConfigError(f"{name} must be from {said[1]}, not {raw}")
+    return float(value)
 
 
 def _http_tokens(env: Mapping[str, str]) -> tuple[HttpToken, ...]:
