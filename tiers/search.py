@@ -25,6 +25,7 @@ import numpy.typing as npt
 from tiers import recall as ranking
 from tiers import rerank, signs
 from tiers.embedder import embed_queries, is_long
+from tiers.embedder import pieces as pieces_of
 from tiers.errors import InvalidInput
 from tiers.hot import Entry
 from tiers.parts import Parts
@@ -104,7 +105,7 @@ class Search:
 
     def reranked(self, query: Query, ranked: list[ranking.Ranked]) -> list[ranking.Ranked]:
         """`ranked` reordered by a cross-encoder's reading of each beside the query, fused with their order."""
-        scores = rerank.shared().scores(query.text, [hit.record.content for hit in ranked])
+        scores = rerank.shared().scores(query.text, [_as_read(hit) for hit in ranked])
         return rerank.fuse(ranked, scores)
 
     def parse(
@@ -214,6 +215,14 @@ class Search:
             if float(np.dot(entry_vector, vector)) >= PROFILE_MATCH or asked & held[key]:
                 matched[key] = entry
         return matched
+
+
+def _as_read(hit: ranking.Ranked) -> str:
+    """What the cross-encoder reads of a hit: a long memory by its piece nearest the query (it reads 256 word
+    pieces with the query, so a fact at the end of long notes would go unseen), any other whole."""
+    if hit.piece_cosines is None:
+        return hit.record.content
+    return pieces_of(hit.record.content)[int(np.argmax(hit.piece_cosines))]
 
 
 class _WarmPart:

