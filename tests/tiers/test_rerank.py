@@ -58,6 +58,18 @@ def test_the_packaged_cross_encoder_reads_the_question_beside_each_memory() -> N
     assert rerank.CrossEncoder().scores(QUESTION, []).shape == (0,)
 
 
+def test_a_memorys_score_does_not_depend_on_the_memories_scored_beside_it() -> None:
+    # The model's int8 layers scale each run by its largest value: scored in one batch, a memory's score
+    # would move with its neighbours (and a short one would be padded to the longest).
+    encoder = rerank.CrossEncoder()
+    alone = encoder.scores(QUESTION, [ANSWER])[0]
+    long_neighbour = " ".join(AROUND * 4)
+    beside = encoder.scores(QUESTION, [AROUND[0], ANSWER, long_neighbour])
+
+    assert beside[1] == alone
+    assert beside[0] == encoder.scores(QUESTION, [AROUND[0]])[0]
+
+
 def test_a_memory_said_in_other_words_is_recalled_when_recall_reranks(tmp_path: Path, embedder: FastEmbedder) -> None:
     found = {}
     for depth in (0, 20):
