@@ -15,6 +15,7 @@ from server import shape
 from server.errors import as_tool_errors
 from server.runtime import Runtime
 from tiers.records import Kind, MemoryIn, MetaValue, Tier
+from tiers.rerank import THOROUGH
 from tiers.timeparse import parse_time
 
 T = TypeVar("T")
@@ -33,7 +34,9 @@ equally good warm ones. Set `max_tokens` to cap everything you read back. Return
 entries, then the best memories grouped under the day they happened ("2026-11-30:" or "2026-11-30 cold:"),
 one line each: [id] content #tags, then how many were left out by the budget. A long memory that does not fit
 the budget whole is shown by its part nearest the query, marked "(excerpt: words 121-270 of 812; the whole is
-1130 tokens)": recall again with a larger `max_tokens` to read it all."""
+1130 tokens)": recall again with a larger `max_tokens` to read it all. When what you need is not there, ask
+again with `thorough`: a slower model reads the best candidates beside your query and finds what is said in
+other words than yours."""
 
 PROFILE = """Read or change the hot profile: the few facts carried every turn (name, current project,
 preferences, hard constraints). With no arguments it returns the profile. `set` adds or changes entries
@@ -106,6 +109,9 @@ def register(server: MCPServer, runtime: Runtime) -> None:
         tags: Annotated[list[str] | None, Field(description="Only memories with any of these tags.")] = None,
         since: Annotated[str | None, Field(description="Only memories that happened at or after (ISO 8601).")] = None,
         until: Annotated[str | None, Field(description="Only memories that happened at or before (ISO 8601).")] = None,
+        thorough: Annotated[
+            bool, Field(description=f"Read the best {THOROUGH} candidates again with a slower model (about a second).")
+        ] = False,
     ) -> CallToolResult:
         with as_tool_errors():
             start = parse_time(since, "since") if since else None
@@ -114,7 +120,7 @@ def register(server: MCPServer, runtime: Runtime) -> None:
         count = limit or (50 if max_tokens else 10)
         packed = await call(
             lambda: runtime.memory.recall(
-                query, runtime.clock(), count, max_tokens, chosen, tuple(tags or ()), start, end
+                query, runtime.clock(), count, max_tokens, chosen, tuple(tags or ()), start, end, thorough
             )
         )
         return _result(packed.text, shape.recall_data(packed))

@@ -133,9 +133,11 @@ class Memory:
         tags: Sequence[str] = (),
         since: datetime | None = None,
         until: datetime | None = None,
+        thorough: bool = False,
     ) -> ranking.Packed:
-        """The memories that best answer `query`, packed into `max_tokens`; each one returned counts as a use."""
-        return self._search.recall(query, now, limit, max_tokens, tiers, tags, since, until)
+        """The memories that best answer `query`, packed into `max_tokens`; each one returned counts as a use.
+        `thorough`: the best candidates read again by the cross-encoder (Search.recall)."""
+        return self._search.recall(query, now, limit, max_tokens, tiers, tags, since, until, thorough)
 
     def rank(self, query: str, limit: int, tiers: Sequence[Tier] | None = None) -> list[ranking.Ranked]:
         """The best `limit` records for `query` as recall ranks them, counting no use."""

@@ -78,9 +78,14 @@ class Search:
         tags: Sequence[str] = (),
         since: datetime | None = None,
         until: datetime | None = None,
+        thorough: bool = False,
     ) -> ranking.Packed:
-        """The memories that best answer `query`, packed into `max_tokens`; each one returned counts as a use."""
+        """The memories that best answer `query`, packed into `max_tokens`; each one returned counts as a use.
+
+        `thorough`: at least the best rerank.THOROUGH candidates are read again by the cross-encoder, whatever
+        RecallSettings.rerank says (an agent's second try, about a second; tiers/rerank.py)."""
         settings = self.parts.settings.recall
+        depth = max(settings.rerank, rerank.THOROUGH) if thorough else settings.rerank
         parsed = self.parse(query, tiers, tags, since, until)
         wanted = parsed.default or Tier.HOT in (tiers or ())
         profile = self._matching_profile(query, parsed.vectors[0]) if wanted else {}
@@ -93,9 +98,9 @@ class Search:
             shown = profile if ranking.profile_fits(profile, limit, max_tokens) else {}
             entries = shown.values()
         held = frozenset(rid for entry in entries for rid in entry.sources)
-        ranked = self.rank(parsed, max(limit, settings.rerank), held) if parsed.tiers else []
-        if settings.rerank and len(ranked) > 1:
-            ranked = self.reranked(parsed, ranked[: settings.rerank]) + ranked[settings.rerank :]
+        ranked = self.rank(parsed, max(limit, depth), held) if parsed.tiers else []
+        if depth and len(ranked) > 1:
+            ranked = self.reranked(parsed, ranked[:depth]) + ranked[depth:]
         ranked = ranked[:limit]
         terms, weight = parsed.terms, settings.excerpt_words
         packed = ranking.pack(ranked, shown, limit, max_tokens, settings.grouped, terms, weight, settings.excerpt_span)

@@ -418,7 +418,7 @@ async def test_every_tool_keeps_its_parameter_names(client: Client) -> None:
         "remember": [
             "content", "tags", "metadata", "source", "occurred_at", "forget_after", "kind", "key", "memories",
         ],
-        "recall": ["query", "limit", "max_tokens", "tiers", "tags", "since", "until"],
+        "recall": ["query", "limit", "max_tokens", "tiers", "tags", "since", "until", "thorough"],
         "profile": ["set", "unset", "pin", "unpin"],
         "promote": ["id", "to", "key"],
         "forget": ["id"],
@@ -450,7 +450,7 @@ async def test_recall_shows_a_long_memory_over_the_budget_by_the_excerpt_that_an
     assert "(excerpt: words" in text(found) and found.structured_content["tokens"] <= 200
 
 
-# recall, reranked (MEMTIERS_RERANK)
+# recall, reranked (MEMTIERS_RERANK, or `thorough` on one call)
 
 
 async def test_recall_told_to_rerank_finds_what_words_miss_and_says_how_to_get_the_model(
@@ -461,17 +461,24 @@ async def test_recall_told_to_rerank_finds_what_words_miss_and_says_how_to_get_t
     from tests.tiers.test_rerank import ANSWER, AROUND, QUESTION
     from tiers import rerank
 
-    reranking = replace(settings, rerank=20)
-    async with Client(build_server(reranking, run_timer=False, embedder=embedder)) as client:
-        for day, line in enumerate([*AROUND[:8], ANSWER, AROUND[8]]):
-            await call(client, "remember", content=line, occurred_at=f"2024-01-{day + 1:02d}T12:00:00Z")
-        found = await client.call_tool("recall", {"query": QUESTION, "limit": 3})
-        assert not found.is_error
-        assert ANSWER in text(found)
+    real = importlib.util.find_spec
 
-        real = importlib.util.find_spec
-        monkeypatch.setattr(rerank, "_SHARED", None)
-        monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == rerank.PACKAGE else real(name))
-        missing = await client.call_tool("recall", {"query": QUESTION, "limit": 3})
-        assert missing.is_error
-        assert "pip install 'memtiers[rerank]'" in text(missing)
+    def without_package(name: str) -> object:
+        return None if name == rerank.PACKAGE else real(name)
+
+    for reranking, asked in ((replace(settings, rerank=20), {}), (replace(settings, rerank=0), {"thorough": True})):
+        async with Client(build_server(reranking, run_timer=False, embedder=embedder)) as client:
+            for day, line in enumerate([*AROUND[:8], ANSWER, AROUND[8]]):
+                await call(client, "remember", content=line, occurred_at=f"2024-01-{day + 1:02d}T12:00:00Z")
+            found = await client.call_tool("recall", {"query": QUESTION, "limit": 3, **asked})
+            assert not found.is_error
+            assert ANSWER in text(found)
+            if asked:  # the same server, not asked to be thorough, misses it
+                assert ANSWER not in text(await client.call_tool("recall", {"query": QUESTION, "limit": 3}))
+
+            monkeypatch.setattr(rerank, "_SHARED", None)
+            monkeypatch.setattr(importlib.util, "find_spec", without_package)
+            missing = await client.call_tool("recall", {"query": QUESTION, "limit": 3, **asked})
+            assert missing.is_error
+            assert "recall without `thorough`" in text(missing) and "pip install 'memtiers[rerank]'" in text(missing)
+            monkeypatch.undo()

@@ -72,27 +72,32 @@ def test_a_memorys_score_does_not_depend_on_the_memories_scored_beside_it() -> N
 
 def test_a_memory_said_in_other_words_is_recalled_when_recall_reranks(tmp_path: Path, embedder: FastEmbedder) -> None:
     found = {}
+    later = BASE + timedelta(days=40)
     for depth in (0, 20):
         memory = Memory(tmp_path / f"ns{depth}", embedder, MemorySettings(recall=RecallSettings(rerank=depth)))
         for day, text in enumerate([*AROUND[:8], ANSWER, AROUND[8]]):
             memory.remember([MemoryIn(content=text, occurred_at=(BASE + timedelta(days=3 * day)).isoformat())], BASE)
-        packed = memory.recall(QUESTION, BASE + timedelta(days=40), limit=3)
+        packed = memory.recall(QUESTION, later, limit=3)
         assert len(packed.hits) == 3
         found[depth] = [hit.record.content for hit in packed.hits]
         # Reranking reorders what recall found; it never returns more than asked or a memory twice.
-        wide = [hit.record.content for hit in memory.recall(QUESTION, BASE + timedelta(days=40), limit=10).hits]
+        wide = [hit.record.content for hit in memory.recall(QUESTION, later, limit=10).hits]
         assert sorted(wide) == sorted([*AROUND, ANSWER])
+        if depth == 0:
+            # A thorough recall reranks though the settings do not.
+            found["thorough"] = [hit.record.content for hit in memory.recall(QUESTION, later, 3, thorough=True).hits]
         memory.close()
 
     assert ANSWER not in found[0]  # by words and meaning alone the stressed lines come first
     assert ANSWER in found[20]
+    assert ANSWER in found["thorough"] and len(found["thorough"]) == 3
 
 
 def test_without_the_package_reranking_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == rerank.PACKAGE else real(name))
 
-    with pytest.raises(StorageError, match=r"pip install 'memtiers\[rerank\]'.*MEMTIERS_RERANK=0"):
+    with pytest.raises(StorageError, match=r"without `thorough`.*pip install 'memtiers\[rerank\]'.*MEMTIERS_RERANK=0"):
         rerank.model_folder()
 
 
