@@ -75,8 +75,8 @@ class RecallSettings:
     # 1 -> 0.622 / 0.634, 2 -> 0.648 / 0.674, 3 -> 0.646 / 0.674. 1: the chosen piece alone.
     excerpt_span: int = 2
     # Recall's best this many candidates read again by a cross-encoder beside the query (tiers/rerank.py) and
-    # reordered by both orders; 0: off. About 18 ms a candidate on 2 cores: LoCoMo by turn at 100, recall_all
-    # at 1,024 tokens 0.780 / 0.769 -> 0.802 / 0.783 by halves, multi-hop 0.271 -> 0.359, 1.8-2.0 s a recall.
+    # reordered by both orders; 0: off. About 13 ms a candidate on 2 cores: LoCoMo by turn at 100, recall_all
+    # at 1,024 tokens 0.780 / 0.769 -> 0.809 / 0.780 by halves, multi-hop 0.271 -> 0.359, p50 1.3 s a recall.
     rerank: int = 0
 
     def without(self, *names: str) -> RecallSettings:
