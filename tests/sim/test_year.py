@@ -9,12 +9,14 @@ import pytest
 
 from tests.sim.world import Ask
 from tests.sim.year import (
+    BUDGET_LIMIT,
     FLAT,
     RECALL,
-    RECALL_LIMIT,
+    TOOL,
     WITH_PROFILE,
     Point,
     Result,
+    Setting,
     Turn,
     _sweep,
     goal,
@@ -28,7 +30,8 @@ from tiers.records import MemoryIn
 
 # Half the default half-life and idle time, and a cap the profile reaches: 45 days exercise every rule.
 SETTINGS = MemorySettings(cap_tokens=120, rules=HeatRules(half_life_days=7, hot_idle_days=20))
-SWEEP = (1, RECALL_LIMIT, 20)  # a few points of the curves: the full year sweeps 1 to 20
+# A few points of the curves: the full year sweeps k = 1 to 20 and budgets of 25 to 800 tokens.
+SWEEP = (Setting(1), TOOL, Setting(20), Setting(BUDGET_LIMIT, 50), Setting(BUDGET_LIMIT, 300))
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +75,7 @@ def test_chit_chat_is_never_protected(result: Result) -> None:
 def test_the_uncounted_recall_at_the_tools_limit_is_what_the_real_turn_carried(result: Result) -> None:
     assert result.turns
     for turn in result.turns:
-        assert turn.points[(WITH_PROFILE, RECALL_LIMIT)] == (turn.memtiers_tokens, turn.memtiers_answered)
+        assert turn.points[(WITH_PROFILE, TOOL)] == (turn.memtiers_tokens, turn.memtiers_answered)
 
 
 def test_the_profile_is_counted_once_a_turn_and_only_adds_answers(result: Result) -> None:
@@ -85,6 +88,8 @@ def test_the_profile_is_counted_once_a_turn_and_only_adds_answers(result: Result
             assert with_profile or not alone
             assert not turn.lean_repeats[k]  # told the host carries the profile, recall repeats none of it
             assert turn.points[(FLAT, k)][1] is None or turn.points[(FLAT, k)][0] > 0
+            if k.budget is not None:  # a budget holds every system's answer, the recall's profile line with it
+                assert max(turn.points[(FLAT, k)][0], turn.points[(RECALL, k)][0]) <= k.budget
 
 
 def test_the_sweep_counts_no_use(tmp_path: Path, embedder: FastEmbedder) -> None:
@@ -104,19 +109,26 @@ def test_the_sweep_counts_no_use(tmp_path: Path, embedder: FastEmbedder) -> None
         profile = memory.profile()
         turn = Turn(0, "preference", 0, 0, None, None)
         ask = Ask("which editor do I use?", "preference", "vim")
-        _sweep(memory, ask, now + timedelta(hours=1), profile, render(profile), (1, 2, 10), turn)
+        at = (Setting(1), Setting(2), TOOL, Setting(BUDGET_LIMIT, 25))
+        _sweep(memory, ask, now + timedelta(hours=1), profile, render(profile), at, turn)
         assert memory.ledger.usage() == before
-        assert turn.points[(WITH_PROFILE, 1)][1] is True
+        assert turn.points[(WITH_PROFILE, Setting(1))][1] is True
     finally:
         memory.close()
 
 
 def test_the_goal_reads_the_curves_as_the_issue_states_it() -> None:
-    flat = [Point(FLAT, 1, 100, 0.80), Point(FLAT, 2, 200, 0.90), Point(FLAT, 3, 300, 0.95)]
-    cheap = [Point(WITH_PROFILE, 1, 90, 0.85), Point(WITH_PROFILE, 2, 150, 0.96)]
+    def points(series: str, *measured: tuple[float, float]) -> list[Point]:
+        return [Point(series, Setting(k), tokens, rate) for k, (tokens, rate) in enumerate(measured, 1)]
+
+    flat = points(FLAT, (100, 0.80), (200, 0.90), (300, 0.95))
+    cheap = points(WITH_PROFILE, (90, 0.85), (150, 0.96))
     assert goal(flat, cheap).holds and goal(flat, cheap).share == 0.5
-    late = [Point(WITH_PROFILE, 1, 250, 0.96)]  # beats flat, but has nothing as cheap as flat's first points
-    assert not goal(flat, late).holds and [p.k for p in goal(flat, late).absent] == [1, 2]
-    dip = [Point(WITH_PROFILE, 1, 90, 0.85), Point(WITH_PROFILE, 2, 190, 0.85), Point(WITH_PROFILE, 3, 290, 0.99)]
-    assert [p.k for p in goal(flat, dip).below] == [2] and goal(flat, dip).share == 290 / 300
-    assert goal(flat, [Point(WITH_PROFILE, 1, 100, 0.5)]).reaching is None
+    late = points(WITH_PROFILE, (250, 0.96))  # beats flat, but has nothing as cheap as flat's first points
+    assert not goal(flat, late).holds and [p.setting.limit for p in goal(flat, late).absent] == [1, 2]
+    dip = points(WITH_PROFILE, (90, 0.85), (190, 0.85), (290, 0.99))
+    assert [p.setting.limit for p in goal(flat, dip).below] == [2] and goal(flat, dip).share == 290 / 300
+    assert goal(flat, points(WITH_PROFILE, (100, 0.5))).reaching is None
+    # A budget point counts like any other: it fills the dip at 190 tokens.
+    mended = [*dip, Point(WITH_PROFILE, Setting(BUDGET_LIMIT, 180), 180, 0.91)]
+    assert goal(flat, mended).above_everywhere and not goal(flat, mended).below

@@ -37,7 +37,27 @@ from tiers.search import Search
 
 START = datetime(2026, 1, 5, tzinfo=UTC)  # a Monday
 RECALL_LIMIT = 10  # the recall tool's default
-SWEEP = tuple(range(1, 21))  # the hits each system returns, for the answer-rate-against-tokens curves
+BUDGET_LIMIT = 50  # the recall tool's limit when it is given only `max_tokens`
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What a turn asks each system for: at most `limit` hits, and at most `budget` tokens of them when given."""
+
+    limit: int
+    budget: int | None = None
+
+    @property
+    def label(self) -> str:
+        return f"k = {self.limit}" if self.budget is None else f"{self.budget} tokens"
+
+
+# The settings each system is swept over for the answer-rate-against-tokens curves: k = 1 to 20 hits, and token
+# budgets (as `recall`'s `max_tokens` takes them) from below flat's k = 1 to past its best.
+LIMITS = tuple(Setting(k) for k in range(1, 21))
+BUDGETS = tuple(Setting(BUDGET_LIMIT, b) for b in (25, 50, 75, 100, 150, 200, 250, 300, 400, 600, 800))
+SWEEP = LIMITS + BUDGETS
+TOOL = Setting(RECALL_LIMIT)  # what a real turn asks: the tool's default
 # The curves: a flat store of k hits; memtiers' recall at limit k as the model reads it, with the hot profile
 # (read every turn) and without.
 # And memtiers told that the host carries the profile (MEMTIERS_PROFILE_CARRIED=1): the profile plus a recall at
@@ -55,13 +75,13 @@ class Turn:
     flat_tokens: int  # a flat store's answer with as many hits
     memtiers_answered: bool | None
     flat_answered: bool | None
-    # (series, k) -> (tokens, answer in context) for the same turn evaluated without counting a use
-    points: dict[tuple[str, int], tuple[int, bool | None]] = field(default_factory=dict)
-    # k -> what memtiers' recall at limit k repeats of the profile the turn already carries:
+    # (series, setting) -> (tokens, answer in context) for the same turn evaluated without counting a use
+    points: dict[tuple[str, Setting], tuple[int, bool | None]] = field(default_factory=dict)
+    # setting -> what memtiers' recall repeats there of the profile the turn already carries:
     # (tokens of its "profile:" line, hits that are sources of a profile entry, tokens of those hits)
-    repeated: dict[int, tuple[int, int, int]] = field(default_factory=dict)
-    # k -> whether the recall told that the host carries the profile repeated any of it (it must not)
-    lean_repeats: dict[int, bool] = field(default_factory=dict)
+    repeated: dict[Setting, tuple[int, int, int]] = field(default_factory=dict)
+    # setting -> whether the recall told that the host carries the profile repeated any of it (it must not)
+    lean_repeats: dict[Setting, bool] = field(default_factory=dict)
 
 
 @dataclass
@@ -69,7 +89,7 @@ class Result:
     days: int
     seed: int
     cap_tokens: int
-    sweep: tuple[int, ...] = ()
+    sweep: tuple[Setting, ...] = ()
     said: int = 0
     stored: int = 0
     turns: list[Turn] = field(default_factory=list)
@@ -116,11 +136,11 @@ def run(
     settings: MemorySettings | None = None,
     asks_per_day: int = 4,
     progress: Callable[[str], None] = lambda _: None,
-    sweep: Sequence[int] = SWEEP,
+    sweep: Sequence[Setting] = SWEEP,
 ) -> Result:
     """Play the scripted year against a fresh memory in `folder` and measure it.
 
-    `sweep`: the hit counts at which every recall turn is also evaluated, uncounted, for the curves.
+    `sweep`: the limits and budgets at which every recall turn is also evaluated, uncounted, for the curves.
     """
     settings = settings or MemorySettings()
     ids = random.Random(seed)
@@ -223,10 +243,11 @@ def _sweep(
     now: datetime,
     profile: dict[str, Entry],
     profile_text: str,
-    limits: Sequence[int],
+    settings: Sequence[Setting],
     turn: Turn,
 ) -> None:
-    """The turn again at every limit, counting no use: a flat store of k hits, memtiers' recall at limit k."""
+    """The turn again at every setting, counting no use: a flat store and memtiers' recall, each at that limit
+    (and budget)."""
     uncounted = Search(cast(Parts, Uncounted(memory.parts)))
     told = Search(cast(Parts, Uncounted(memory.parts, profile_carried=True)))
     carried = {rid for entry in profile.values() for rid in entry.sources}
@@ -235,19 +256,20 @@ def _sweep(
     def has(text: str) -> bool | None:
         return None if ask.needle is None else ask.needle.lower() in text.lower()
 
-    for k in limits:
-        flat = flat_recall(memory, ask.query, k)
-        packed = uncounted.recall(ask.query, now, limit=k)
-        turn.points[(FLAT, k)] = (flat.tokens, has(flat.text))
-        turn.points[(RECALL, k)] = (packed.tokens, has(packed.text))
-        turn.points[(WITH_PROFILE, k)] = (profile_tokens + packed.tokens, has(f"{profile_text}\n{packed.text}"))
+    for at in settings:
+        k, budget = at.limit, at.budget
+        flat = flat_recall(memory, ask.query, k, budget)
+        packed = uncounted.recall(ask.query, now, limit=k, max_tokens=budget)
+        turn.points[(FLAT, at)] = (flat.tokens, has(flat.text))
+        turn.points[(RECALL, at)] = (packed.tokens, has(packed.text))
+        turn.points[(WITH_PROFILE, at)] = (profile_tokens + packed.tokens, has(f"{profile_text}\n{packed.text}"))
         line = ranking.render_profile(packed.profile) if packed.profile else ""
         again = [h for h in packed.hits if h.record.id in carried]
         grouped = memory.settings.recall.grouped
-        lean = told.recall(ask.query, now, limit=k)
-        turn.points[(LEAN, k)] = (profile_tokens + lean.tokens, has(f"{profile_text}\n{lean.text}"))
-        turn.lean_repeats[k] = bool(lean.profile) or any(h.record.id in carried for h in lean.hits)
-        turn.repeated[k] = (
+        lean = told.recall(ask.query, now, limit=k, max_tokens=budget)
+        turn.points[(LEAN, at)] = (profile_tokens + lean.tokens, has(f"{profile_text}\n{lean.text}"))
+        turn.lean_repeats[at] = bool(lean.profile) or any(h.record.id in carried for h in lean.hits)
+        turn.repeated[at] = (
             tokens_of(line),
             len(again),
             sum(tokens_of(ranking.render_hit(h, grouped)) for h in again),
@@ -304,10 +326,11 @@ class QueryCache:
         return vectors
 
 
-def flat_recall(memory: Memory, query: str, hits: int) -> ranking.Packed:
-    """A flat store: every memory in one pool, no profile, no tiers, the same ranking; counts no use."""
+def flat_recall(memory: Memory, query: str, hits: int, max_tokens: int | None = None) -> ranking.Packed:
+    """A flat store: every memory in one pool, no profile, no tiers, the same ranking and packing (its best `hits`,
+    as many of them as fit `max_tokens`); counts no use."""
     ranked = memory.rank(query, hits, tiers=[Tier.WARM, Tier.COLD])
-    return ranking.pack(ranked, {}, hits, None, memory.settings.recall.grouped)
+    return ranking.pack(ranked, {}, hits, max_tokens, memory.settings.recall.grouped)
 
 
 def _final_checks(
@@ -403,20 +426,20 @@ def _chunks(items: list[str], size: int) -> list[list[str]]:
 
 @dataclass(frozen=True)
 class Point:
-    """One point of a curve: a system at k hits, over every recall turn of the year."""
+    """One point of a curve: a system at one setting (k hits, or a token budget), over every recall turn."""
 
     series: str
-    k: int
+    setting: Setting
     tokens: float  # mean tokens per recall turn (every turn)
     rate: float  # share of the turns with a known answer that had it in their context
 
 
-def curve(turns: Sequence[Turn], series: str, limits: Sequence[int]) -> list[Point]:
+def curve(turns: Sequence[Turn], series: str, settings: Sequence[Setting]) -> list[Point]:
     out = []
-    for k in limits:
-        values = [t.points[(series, k)] for t in turns]
+    for at in settings:
+        values = [t.points[(series, at)] for t in turns]
         known = [bool(answered) for _, answered in values if answered is not None]
-        out.append(Point(series, k, statistics.mean(tokens for tokens, _ in values), _share(known)))
+        out.append(Point(series, at, statistics.mean(tokens for tokens, _ in values), _share(known)))
     return out
 
 
@@ -431,7 +454,7 @@ class Goal:
     """The issue's two marks for one memtiers curve against the flat store's."""
 
     flat: list[Point]
-    flat_best: Point  # the flat store's best answer rate, at its cheapest k reaching it
+    flat_best: Point  # the flat store's best answer rate, at its cheapest setting reaching it
     reaching: Point | None  # memtiers' cheapest point with at least that rate
     below: list[Point]  # flat points that memtiers, at no more tokens per turn, has a lower rate than
     absent: list[Point]  # flat points cheaper than every memtiers point
@@ -469,21 +492,27 @@ def curves(result: Result) -> dict[str, list[Point]]:
     return {series: curve(result.turns, series, result.sweep) for series in SERIES}
 
 
+def _labels(points: Sequence[Point]) -> str:
+    return ", ".join(f"{p.setting.label} ({p.tokens:.0f} tokens, {p.rate:.1%})" for p in sorted(points, key=_cost))
+
+
+def _cost(point: Point) -> float:
+    return point.tokens
+
+
 def _goal_line(g: Goal, memtiers: Sequence[Point]) -> str:
     level = len(g.flat) - len(g.below) - len(g.absent)
     parts = [f"{'above' if g.above_everywhere else '**not above**'}: at or above {level} of {len(g.flat)} flat points"]
     if g.absent:
         cheapest = min(p.tokens for p in memtiers)
-        parts.append(
-            f"no point as cheap as flat's k <= {max(p.k for p in g.absent)} (its cheapest: {cheapest:.0f} tokens)"
-        )
+        parts.append(f"no point as cheap as flat's {_labels(g.absent)} (its cheapest: {cheapest:.0f} tokens)")
     if g.below:
-        parts.append("below at flat's k = " + ", ".join(str(p.k) for p in g.below))
+        parts.append(f"below at flat's {_labels(g.below)}")
     if g.reaching is None:
         parts.append("never reaches the flat store's best rate")
     else:
         parts.append(
-            f"reaches flat's best rate at k = {g.reaching.k}, {g.reaching.tokens:.0f} tokens: "
+            f"reaches flat's best rate at {g.reaching.setting.label}, {g.reaching.tokens:.0f} tokens: "
             f"{'' if g.share is not None and g.share <= 0.5 else '**'}{g.share:.0%} of flat's "
             f"{g.flat_best.tokens:.0f}{'' if g.share is not None and g.share <= 0.5 else '**'}"
         )
@@ -539,11 +568,11 @@ def _curve_figures(result: Result) -> dict[str, str]:
         return {}
     c = curves(result)
     best = goal(c[FLAT], c[WITH_PROFILE]).flat_best
-    first, last = result.sweep[0], result.sweep[-1]
+    first = result.sweep[0]
     turns = result.turns
     return {
-        f"flat store's best answer rate over k = {first}-{last} (at its cheapest k)": (
-            f"{best.rate:.1%} at k = {best.k}, {best.tokens:.0f} tokens per turn"
+        f"flat store's best answer rate over {_swept(result.sweep)} (at its cheapest setting)": (
+            f"{best.rate:.1%} at {best.setting.label}, {best.tokens:.0f} tokens per turn"
         ),
         "memtiers, profile + recall, against it": _goal_line(goal(c[FLAT], c[WITH_PROFILE]), c[WITH_PROFILE]),
         "memtiers, recall alone (profile not counted), against it": _goal_line(goal(c[FLAT], c[RECALL]), c[RECALL]),
@@ -555,12 +584,21 @@ def _curve_figures(result: Result) -> dict[str, str]:
             f" ({best.tokens / 2:.0f})"
         ),
         "of memtiers' recall: mean tokens of its `profile:` line + of hits that are profile sources": " / ".join(
-            f"{_mean(t.repeated[p.k][0] for t in turns):.0f} + {_mean(t.repeated[p.k][2] for t in turns):.0f}"
-            f" of {p.tokens:.0f} at k = {p.k}"
+            f"{_mean(t.repeated[p.setting][0] for t in turns):.0f} + "
+            f"{_mean(t.repeated[p.setting][2] for t in turns):.0f} of {p.tokens:.0f} at {p.setting.label}"
             for p in c[RECALL]
-            if p.k in (first, RECALL_LIMIT, last)
+            if p.setting in (Setting(1), TOOL, Setting(20), Setting(BUDGET_LIMIT, 100))
         ),
     }
+
+
+def _swept(settings: Sequence[Setting]) -> str:
+    """The settings a sweep covered, in words: "k = 1-20 and budgets of 25-800 tokens"."""
+    limits = sorted(s.limit for s in settings if s.budget is None)
+    budgets = sorted(s.budget for s in settings if s.budget is not None)
+    parts = [f"k = {limits[0]}-{limits[-1]}"] if limits else []
+    parts += [f"budgets of {budgets[0]}-{budgets[-1]} tokens"] if budgets else []
+    return " and ".join(parts)
 
 
 def _mean(values: Iterable[float]) -> float:
@@ -578,38 +616,38 @@ def _mean_median(values: list[int]) -> str:
 
 
 def curve_table(result: Result) -> list[str]:
-    """One row per k: each system's mean tokens per turn and answer rate."""
+    """One row per setting: each system's mean tokens per turn and answer rate."""
     c = curves(result)
-    head = "| k | " + " | ".join(f"{name}: tokens | rate" for name in SERIES) + " |"
+    head = "| asked for | " + " | ".join(f"{name}: tokens | rate" for name in SERIES) + " |"
     lines = [head, "| --- |" + " --- | --- |" * len(SERIES)]
-    for i, k in enumerate(result.sweep):
+    for i, at in enumerate(result.sweep):
         cells = [f"{c[name][i].tokens:.0f} | {c[name][i].rate:.1%}" for name in SERIES]
-        lines.append(f"| {k} | " + " | ".join(cells) + " |")
+        lines.append(f"| {at.label} | " + " | ".join(cells) + " |")
     return lines
 
 
-def by_category_curves(result: Result, limits: Sequence[int]) -> list[str]:
-    """Per kind of question, at a few k: tokens and answer rate of each system, and what recall repeats."""
+def by_category_curves(result: Result, settings: Sequence[Setting]) -> list[str]:
+    """Per kind of question, at a few settings: tokens and answer rate of each system, and what recall repeats."""
     lines = [
-        "| asked about | k | turns | flat: tokens, rate | memtiers profile + recall: tokens, rate | "
+        "| asked about | asked for | turns | flat: tokens, rate | memtiers profile + recall: tokens, rate | "
         "recall only | of it, the profile line | hits that are profile sources (tokens) | host carries the profile |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for category in sorted({t.category for t in result.turns}):
         turns = [t for t in result.turns if t.category == category]
-        for k in limits:
+        for at in settings:
             cells = []
             for series in (FLAT, WITH_PROFILE, RECALL):
-                point = curve(turns, series, [k])[0]
-                known = any(t.points[(series, k)][1] is not None for t in turns)
+                point = curve(turns, series, [at])[0]
+                known = any(t.points[(series, at)][1] is not None for t in turns)
                 cells.append(f"{point.tokens:.0f}, {point.rate:.0%}" if known else f"{point.tokens:.0f}, -")
-            lean = curve(turns, LEAN, [k])[0]
-            line = statistics.mean(t.repeated[k][0] for t in turns)
-            hits = statistics.mean(t.repeated[k][1] for t in turns)
-            hit_tokens = statistics.mean(t.repeated[k][2] for t in turns)
-            known = any(t.points[(LEAN, k)][1] is not None for t in turns)
+            lean = curve(turns, LEAN, [at])[0]
+            line = statistics.mean(t.repeated[at][0] for t in turns)
+            hits = statistics.mean(t.repeated[at][1] for t in turns)
+            hit_tokens = statistics.mean(t.repeated[at][2] for t in turns)
+            known = any(t.points[(LEAN, at)][1] is not None for t in turns)
             lines.append(
-                f"| {category} | {k} | {len(turns)} | " + " | ".join(cells) + f" | {line:.0f} | {hits:.1f} "
+                f"| {category} | {at.label} | {len(turns)} | " + " | ".join(cells) + f" | {line:.0f} | {hits:.1f} "
                 f"({hit_tokens:.0f}) | {lean.tokens:.0f}, {f'{lean.rate:.0%}' if known else '-'} |"
             )
     return lines
@@ -655,16 +693,18 @@ HOW_TO_READ = """\
   `Memory.rank` with the same settings (the first-person form of the query, the listing by kind, room
   for the best durable facts), over warm and cold alike: no cold penalty, no `profile:` line.
 - **The curves**: at every recall turn, after the real one (which counts its uses, so the year is
-  the same year with or without them), the turn is evaluated again at k = 1 to 20 without counting a
-  use: the flat store returning k hits; memtiers' own `recall` at `limit` k (the product's code, given
-  a ledger that records no use), counted with the profile (what the turn carries: profile + recall)
-  and without it (recall alone, which holds its `profile:` line of matching entries). Limits,
-  not token budgets, are swept because both systems have one and the x-axis is the tokens each point
-  measured, so the two curves share an axis whatever the parameter. A curve's point is the mean
-  tokens over all recall turns against the answer rate over the turns with a known answer.
+  the same year with or without them), the turn is evaluated again without counting a use, at k = 1
+  to 20 hits and at token budgets of 25 to 800 (`recall`'s `max_tokens`, with the tool's limit of 50
+  that goes with it): the flat store returning its best k hits, or as many of its best 50 as fit the
+  budget (the same packing); memtiers' own `recall` at the same setting (the product's code, given a
+  ledger that records no use), counted with the profile (what the turn carries: profile + recall)
+  and without it (recall alone, which holds its `profile:` line of matching entries; a budget holds
+  that line too, or leaves it out when it does not fit). Both systems get both sweeps, and the x-axis is
+  the tokens each point measured, so the curves share an axis whatever the parameter. A curve's point
+  is the mean tokens over all recall turns against the answer rate over the turns with a known answer.
   **Above everywhere**: at each flat point's tokens, memtiers' best rate at no more tokens per turn
-  is at least as high. **Half the tokens**: memtiers' cheapest point reaching the flat store's best
-  rate, against the flat store's cheapest point reaching it.
+  (over all its points) is at least as high. **Half the tokens**: memtiers' cheapest point reaching the
+  flat store's best rate, against the flat store's cheapest point reaching it.
 - **Host carries the profile**: the profile plus memtiers' recall at limit k told so
   (`MEMTIERS_PROFILE_CARRIED=1`): no `profile:` line and none of the memories a profile entry was made
   from, the next hits in their place. By default recall shows the entries a query matches (for hosts
@@ -712,18 +752,20 @@ def markdown(result: Result, command: str, image: str | None) -> str:
             "",
             "## Answer rate against tokens per turn",
             "",
-            "Every recall turn of the year at each k (mean tokens per turn | share of the turns with a known",
-            "answer that had it in their context):",
+            "Every recall turn of the year at each setting, k hits or a token budget (mean tokens per turn |",
+            "share of the turns with a known answer that had it in their context):",
             "",
             *curve_table(result),
             "",
             "### By what was asked",
             "",
-            "At a few k: what each system carries and answers, and what memtiers' recall repeats of the",
+            "At a few settings: what each system carries and answers, and what memtiers' recall repeats of the",
             "profile the turn already carries (mean tokens of its `profile:` line; mean hits that are the",
             "sources of a profile entry, and their tokens).",
             "",
-            *by_category_curves(result, [k for k in (1, 3, RECALL_LIMIT) if k in result.sweep]),
+            *by_category_curves(
+                result, [s for s in (Setting(1), Setting(3), TOOL, Setting(BUDGET_LIMIT, 100)) if s in result.sweep]
+            ),
         ]
     lines += [
         "",
@@ -812,11 +854,15 @@ def plot(result: Result, path: Path) -> None:
         }
         c = curves(result)
         for series, points in c.items():
-            curve_ax.plot([p.tokens for p in points], [p.rate for p in points], label=series, **styles[series])
-            for p in points:
-                if p.k in (1, 5, 10, 20):
-                    curve_ax.annotate(f"k={p.k}", (p.tokens, p.rate), textcoords="offset points", xytext=(3, -10),
-                                      fontsize=7, color=styles[series]["color"])  # fmt: skip
+            limited = [p for p in points if p.setting.budget is None]
+            budgeted = [p for p in points if p.setting.budget is not None]
+            curve_ax.plot([p.tokens for p in limited], [p.rate for p in limited], label=series, **styles[series])
+            curve_ax.scatter([p.tokens for p in budgeted], [p.rate for p in budgeted], marker=styles[series]["marker"],
+                             facecolors="none", edgecolors=styles[series]["color"], s=28)  # fmt: skip
+            for p in limited:
+                if p.setting.limit in (1, 5, 10, 20):
+                    curve_ax.annotate(f"k={p.setting.limit}", (p.tokens, p.rate), textcoords="offset points",
+                                      xytext=(3, -10), fontsize=7, color=styles[series]["color"])  # fmt: skip
         target = goal(c[FLAT], c[WITH_PROFILE]).flat_best
         best = f"flat store's best rate ({target.rate:.1%})"
         curve_ax.axhline(target.rate, color="tab:gray", linestyle=":", linewidth=0.8, label=best)
@@ -824,7 +870,9 @@ def plot(result: Result, path: Path) -> None:
             target.tokens / 2, color="tab:red", linestyle=":", linewidth=0.8,
             label=f"half the flat store's tokens there ({target.tokens / 2:.0f})",
         )  # fmt: skip
-        curve_ax.set_xlabel(f"tokens per recall turn (mean over the year; k = {result.sweep[0]}..{result.sweep[-1]})")
+        curve_ax.set_xlabel(
+            f"tokens per recall turn (mean over the year; {_swept(result.sweep)}: hollow marks are budgets)"
+        )
         curve_ax.set_ylabel("answer in context")
         curve_ax.yaxis.set_major_formatter(PercentFormatter(1.0))
         curve_ax.set_xlim(left=0)
