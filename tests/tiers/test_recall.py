@@ -336,6 +336,19 @@ def test_a_query_about_the_user_keeps_room_for_its_best_durable_facts() -> None:
     assert _rank(rows, "what do I have", vector, settings, 1) == about_other[:1]
 
 
+def test_the_durable_facts_keep_their_room_among_the_first_ten_whatever_the_limit() -> None:
+    # Under a token budget recall asks for 50 and shows what fits: room at places 47-50 would never be read.
+    chatter = [_row(i, f"User mentioned the weather, day {i}", [1, 0.02 * i, 0, 0]) for i in range(30)]
+    fact = _row(30, "I have type 1 diabetes", [0.5, 0, 1, 0], kind=Kind.HEALTH)
+    vector = [1 / 1.0198, 0, 0.2 / 1.0198, 0]
+    settings = RecallSettings(neighbours=0.0)
+    at_ten = _rank([*chatter, fact], "what do I have", vector, settings, 10)
+    at_fifty = _rank([*chatter, fact], "what do I have", vector, settings, 50)
+    assert at_ten[-1] == 30 and len(at_ten) == 10
+    assert at_fifty[:10] == at_ten  # the same first ten, the fact among them
+    assert sorted(at_fifty) == list(range(31))  # and every other row after them: none lost to the fact's place
+
+
 def _read_in_context(own: list[float], cosine: list[float], durable: list[bool], kinds: list[str]) -> Pool:
     """A pool of rows alone in their episodes, each row's cosine read in context given beside its own."""
     n = len(own)
