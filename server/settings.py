@@ -63,6 +63,7 @@ class Settings:
     sweep_interval: float = 600.0
     hot_cap_tokens: int = 1_000
     hot_idle_days: float = 90.0
+    project_away_days: float = HeatRules.project_away_days
     log_level: str = "WARNING"
     cold_uri: str | None = None
     storage_options: tuple[tuple[str, str], ...] = ()
@@ -78,7 +79,7 @@ class Settings:
         """The domain's settings, derived so that an override of a field here always reaches it."""
         return MemorySettings(
             cap_tokens=self.hot_cap_tokens,
-            rules=HeatRules(hot_idle_days=self.hot_idle_days),
+            rules=HeatRules(hot_idle_days=self.hot_idle_days, project_away_days=self.project_away_days),
             cold_uri=self.namespace_cold_uri,
             storage_options=dict(self.storage_options),
             secrets=self.secrets,
@@ -126,6 +127,7 @@ class Settings:
             "sweep_interval": _number(env, "MEMTIERS_SWEEP_INTERVAL", 600.0, float),
             "hot_cap_tokens": cap,
             "hot_idle_days": idle,
+            "project_away_days": _number(env, "MEMTIERS_PROJECT_AWAY_DAYS", HeatRules.project_away_days, float),
             "log_level": (env.get("MEMTIERS_LOG_LEVEL") or "WARNING").upper(),
             "cold_uri": env.get("MEMTIERS_COLD_URI") or None,
             "storage_options": _object_storage(env),

@@ -42,7 +42,9 @@ PROFILE = """Read or change the hot profile: the few facts carried every turn (n
 preferences, hard constraints). With no arguments it returns the profile. `set` adds or changes entries
 ({key: value}); a changed value is kept in warm memory as history. `unset` removes entries (they go down
 to warm, not away). `pin` keeps entries from being demoted when unused. The profile has a token cap:
-a change past it is refused with the entries that could be demoted."""
+a change past it is refused with the entries that could be demoted. Key the project being worked on as
+`current_project` and its standing decisions as `project.<name>.<topic>`: another project's entries go down
+to warm once it has not been current for 30 days (recall still finds them) and come back when it is again."""
 
 PROMOTE = """Move a memory up a tier when you judge it durable: to "hot" makes a profile entry under `key`
 whose source is that memory; to "warm" brings a cold memory back into everyday search. Promoting to where

@@ -23,6 +23,7 @@ class HeatRules:
     rewarm_at: float = 2.0
     hot_candidate_at: float = 4.0
     hot_idle_days: float = 90.0
+    project_away_days: float = 30.0  # another project's profile entries go down to warm after this (tiers/projects)
 
 
 def heat(uses: int, repeats: int, last_touch: datetime, now: datetime, rules: HeatRules) -> float:

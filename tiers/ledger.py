@@ -46,6 +46,10 @@ _SCHEMA = [
     """
     ALTER TABLE changes ADD COLUMN tier TEXT;
     """,
+    # migration 5: the moves of one rule (a project's parked profile entries, tiers/projects.py) found by index
+    """
+    CREATE INDEX IF NOT EXISTS moves_rule ON moves(rule);
+    """,
 ]
 # The change feed keeps this many entries; a process that fell further behind reloads the warm tier.
 CHANGES_KEPT = 100_000
@@ -281,6 +285,17 @@ class Ledger:
         query += " ORDER BY seq DESC LIMIT ?"
         with self._reading() as db:
             rows = db.execute(query, (*args, limit)).fetchall()
+        return [
+            Move(at=_dt(at), rid=r, key=k, src=s, dst=d, rule=rule, heat=h, note=n, seq=seq)
+            for seq, at, r, k, s, d, rule, h, n in rows
+        ]
+
+    def moved_by(self, rule: str) -> list[Move]:
+        """Every move a rule made, oldest first."""
+        with self._reading() as db:
+            rows = db.execute(
+                "SELECT seq, at, rid, key, src, dst, rule, heat, note FROM moves WHERE rule = ? ORDER BY seq", (rule,)
+            ).fetchall()
         return [
             Move(at=_dt(at), rid=r, key=k, src=s, dst=d, rule=rule, heat=h, note=n, seq=seq)
             for seq, at, r, k, s, d, rule, h, n in rows

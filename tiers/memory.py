@@ -51,6 +51,7 @@ class Memory:
         self._editor = ProfileEditor(self.parts, self._writer)
         self._search = Search(self.parts)
         self._moves = Moves(self.parts, self._editor)
+        self._editor.on_new_project = self._moves.bring_back  # a project current again gets its entries back
         self._backfill = Backfill(self.parts)
 
     @property

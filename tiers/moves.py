@@ -11,7 +11,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
-from tiers.errors import InvalidInput, NotFound, StorageError
+from tiers import projects
+from tiers.errors import InvalidInput, NotFound, ProfileCapExceeded, StorageError
 from tiers.ledger import Move
 from tiers.outcomes import Forgotten, Promoted, SweepReport
 from tiers.parts import Parts
@@ -64,6 +65,11 @@ class Moves:
         key = key or record.metadata.get("profile_key")
         if not key:
             raise InvalidInput("promoting to hot needs a profile key, e.g. key='diet.allergy'")
+        return self._to_hot(record, key, "promote", heat_then, now)
+
+    def _to_hot(self, record: Record, key: str, rule: str, heat_then: float, now: datetime) -> Promoted:
+        """Make `record` the value of profile entry `key` (a history record: the value it kept, with its sources)."""
+        parts, rid = self.parts, record.id
         value = record.content
         given: tuple[str, ...] = (rid,)
         if record.kind is Kind.HISTORY and value.startswith(f"{key}: "):
@@ -74,14 +80,39 @@ class Moves:
         current = parts.hot.entries().get(key)
         if current is not None and current.value == value and rid in current.sources:
             return Promoted(rid, Tier.HOT, "already_hot", key, src=Tier.HOT)
-        edit = Edit({key: value}, sources={key: given}, rule="promote", src=record.tier, heat=heat_then)
+        edit = Edit({key: value}, sources={key: given}, rule=rule, src=record.tier, heat=heat_then)
         self.editor.apply(edit, now)
         if record.tier is Tier.COLD:
             with parts.locked():
-                parts.store.move([Move(now, rid, "cold", "warm", "promote", heat_then)])
+                parts.store.move([Move(now, rid, "cold", "warm", rule, heat_then)])
         parts.ledger.touch([rid], now)
         parts.candidates.drop([rid])
         return Promoted(rid, Tier.HOT, "promoted", key, src=record.tier)
+
+    def bring_back(self, project: str, now: datetime) -> tuple[str, ...]:
+        """The entries the timer moved away from the profile while `project` was not current, back now that it is:
+        each key's latest parked value, unless the key holds a value again, or that value was forgotten or
+        superseded. One that no longer fits under the profile's cap stays in warm (and says so in the log)."""
+        here = projects.name(project)
+        latest: dict[str, str] = {}
+        for move in self.parts.ledger.moved_by(projects.AWAY):
+            if move.key and projects.project_of(move.key) == here:
+                latest[move.key] = move.rid
+        entries = self.parts.hot.entries()
+        waiting = {key: rid for key, rid in latest.items() if key not in entries}
+        records = self.parts.store.get(list(waiting.values())) if waiting else {}
+        back: list[str] = []
+        for key, rid in sorted(waiting.items()):
+            record = records.get(rid)
+            if record is None or record.superseded_by:
+                continue
+            try:
+                self._to_hot(record, key, projects.BACK, round(self.heat_of(record, now), 4), now)
+            except ProfileCapExceeded as exc:
+                log.warning("project %r is current again, but %s stays in warm: %s", project, key, exc)
+                continue
+            back.append(key)
+        return tuple(back)
 
     def forget(self, rid: str, now: datetime) -> Forgotten:
         """Delete a record from every tier, file and index; the log keeps that it was forgotten, and when.
@@ -153,9 +184,10 @@ class Moves:
             if progress is not None:
                 progress(start + len(batch), len(record_moves))
         idle = {m.key: round(m.heat, 4) for m in plan.moves if m.src is Tier.HOT and m.key}
+        rule_of = {m.key: m.rule for m in plan.moves if m.src is Tier.HOT and m.key}
         if idle:
             with parts.hot.editing() as entries:
-                old = [(key, entries[key], "hot_idle") for key in idle if key in entries]
+                old = [(key, entries[key], rule_of[key]) for key in idle if key in entries]
                 self.editor.demote(old, now, idle)  # written to warm before the entries leave the profile
                 for key, _, _ in old:
                     del entries[key]

@@ -3,10 +3,11 @@ history record with its sources, and the records that stated an older value are 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from tiers import projects
 from tiers.errors import NotFound
 from tiers.hot import Entry, check_key, with_value
 from tiers.ledger import Move
@@ -37,6 +38,8 @@ class ProfileEditor:
     def __init__(self, parts: Parts, writer: Writer) -> None:
         self.parts = parts
         self.writer = writer
+        # Told when `current_project` takes a new value, after the change is written (tiers/projects.py).
+        self.on_new_project: Callable[[str, datetime], object] | None = None
 
     def apply(self, edit: Edit, now: datetime) -> ProfileChange:
         """Change the profile; a replaced or removed value goes down to warm as a record, never lost."""
@@ -76,6 +79,9 @@ class ProfileEditor:
             self._mark_superseded(key, value, edit.sources.get(key, ()), now, key in changed)
         self.parts.ledger.log(moves)
         self.parts.ledger.touch([hot_rid(k) for k in edit.values], now)
+        if projects.CURRENT in changed and self.on_new_project is not None:
+            self.on_new_project(edit.values[projects.CURRENT], now)
+            after = hot.entries()
         return ProfileChange(after, hot.tokens(after), hot.cap_tokens, demoted, self.parts.candidates.listed())
 
     def _mark_superseded(self, key: str, value: str, given: Sequence[str], now: datetime, changed: bool) -> None:
@@ -118,8 +124,9 @@ class ProfileEditor:
             for key, entry, _ in old
         ]
         origins = [
-            # A value demoted for being idle is still the user's current one: it stays protected from going cold.
-            Origin("hot", why, key, (heats or {}).get(key), protected=why == "hot_idle")
+            # A value demoted for being idle, or for its project not being current, is still the user's current
+            # one: it stays protected from going cold.
+            Origin("hot", why, key, (heats or {}).get(key), protected=why in ("hot_idle", projects.AWAY))
             for key, _, why in old
         ]
         prepared = [prepare(item, now, self.parts.new_id()) for item in items]

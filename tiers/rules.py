@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from tiers import projects
 from tiers.heat import HeatRules, heat
 from tiers.hot import Entry
 from tiers.ledger import Usage
@@ -91,5 +92,12 @@ def plan_sweep(
         if not entry.pinned and now - last >= idle:
             value = heat(used.uses if used else 0, 0, last, now, rules)
             moves.append(Planned(hot_rid(key), Tier.HOT, Tier.WARM, "hot_idle", value, key=key))
+    idle_keys = {m.key for m in moves if m.src is Tier.HOT}
+    for key in projects.away(profile, now, rules.project_away_days):
+        if key not in idle_keys:
+            used = usage.get(hot_rid(key))
+            last = max(profile[key].updated_at, used.last_touch) if used else profile[key].updated_at
+            value = heat(used.uses if used else 0, 0, last, now, rules)
+            moves.append(Planned(hot_rid(key), Tier.HOT, Tier.WARM, projects.AWAY, value, key=key))
     candidates.sort(key=lambda item: -item[1])
     return Plan(tuple(moves), tuple(candidates))

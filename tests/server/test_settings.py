@@ -27,11 +27,18 @@ def test_defaults_match_the_readme(tmp_path: Path) -> None:
 
 def test_the_cap_and_idle_days_reach_the_memory_settings(tmp_path: Path) -> None:
     settings = Settings.from_env(
-        {"MEMTIERS_HOME": str(tmp_path), "MEMTIERS_HOT_CAP_TOKENS": "50", "MEMTIERS_HOT_IDLE_DAYS": "7.5"}
+        {
+            "MEMTIERS_HOME": str(tmp_path),
+            "MEMTIERS_HOT_CAP_TOKENS": "50",
+            "MEMTIERS_HOT_IDLE_DAYS": "7.5",
+            "MEMTIERS_PROJECT_AWAY_DAYS": "3",
+        }
     )
 
     assert (settings.hot_cap_tokens, settings.memory.cap_tokens) == (50, 50)
     assert settings.memory.rules.hot_idle_days == 7.5
+    assert settings.memory.rules.project_away_days == 3
+    assert Settings.from_env({"MEMTIERS_HOME": str(tmp_path)}).memory.rules.project_away_days == 30
 
 
 def test_a_host_that_carries_the_profile_says_so_and_recall_is_told(tmp_path: Path) -> None:
