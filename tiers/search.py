@@ -95,7 +95,7 @@ class Search:
             shown: dict[str, Entry] = {}
             entries = self.parts.hot.entries().values() if wanted else []
         else:
-            shown = profile if ranking.profile_fits(profile, limit, max_tokens) else {}
+            shown = ranking.profile_shown(profile, limit, max_tokens)
             entries = shown.values()
         held = frozenset(rid for entry in entries for rid in entry.sources)
         ranked = self.rank(parsed, max(limit, depth), held) if parsed.tiers else []
@@ -196,7 +196,8 @@ class Search:
         return out
 
     def _matching_profile(self, query: str, vector: np.ndarray) -> dict[str, Entry]:
-        """The entries a query is about: near it in meaning, or sharing a word with it that few entries hold.
+        """The entries a query is about, nearest in meaning first: near it, or sharing a word with it that few
+        entries hold.
 
         A word most entries hold ("project" across `project.<name>.<topic>` keys) says nothing of which one is
         asked about; matched on it, every query naming it showed them all and counted each a use, so none ever
@@ -215,11 +216,12 @@ class Search:
                 counts[word] = counts.get(word, 0) + 1
         few = max(2, int(len(entries) * PROFILE_WORD_SHARE))
         asked = {w for w in words(query) if len(w) >= 3 and counts.get(w, 0) <= few}
-        matched = {}
+        matched: list[tuple[float, str, Entry]] = []
         for (key, entry), entry_vector in zip(entries.items(), vectors, strict=True):
-            if float(np.dot(entry_vector, vector)) >= PROFILE_MATCH or asked & held[key]:
-                matched[key] = entry
-        return matched
+            cosine = float(np.dot(entry_vector, vector))
+            if cosine >= PROFILE_MATCH or asked & held[key]:
+                matched.append((cosine, key, entry))
+        return {key: entry for _, key, entry in sorted(matched, key=lambda m: -m[0])}
 
 
 def _as_read(hit: ranking.Ranked) -> str:

@@ -254,6 +254,29 @@ def test_a_word_most_profile_entries_hold_shows_none_of_them_and_counts_no_use(m
     assert list(memory.recall("is Helix installed on the new laptop?", later, limit=3).profile) == ["editor"]
 
 
+def test_recall_shows_the_entries_nearest_the_query_first_as_many_as_its_limit_and_budget_hold(
+    memory: Memory,
+) -> None:
+    memory.set_profile(
+        {
+            "project.cobalt.auth": "OAuth2 client credentials for every service",
+            "project.cobalt.database": "Postgres 16 on the managed cluster",
+            "name": "Ana Ruiz",
+            "editor": "Helix",
+        },
+        T0,
+    )
+    query = "which database did the cobalt project pick?"
+    every = memory.recall(query, T0, limit=10).profile
+    assert set(every) == {"project.cobalt.auth", "project.cobalt.database"}  # both name cobalt
+    assert list(memory.recall(query, T0, limit=1).profile) == ["project.cobalt.database"]
+    # Under a budget the line of the best `limit` is shown whole or not at all: the budget goes to the hits.
+    tight = memory.recall(query, T0, limit=1, max_tokens=40)
+    assert list(tight.profile) == ["project.cobalt.database"] and tight.tokens <= 40
+    assert "Postgres 16" in tight.text
+    assert memory.recall(query, T0, max_tokens=40).profile == {}  # both entries (limit 50) do not fit
+
+
 def test_in_a_small_profile_entries_on_one_topic_are_both_shown_and_a_lone_digit_matches_none(memory: Memory) -> None:
     memory.set_profile({"pets.dog": "Bruno, a beagle", "pets.cat": "Miso", "name": "Ana", "floor": "2"}, T0)
 
