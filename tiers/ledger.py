@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from tiers.errors import CorruptFile, StorageError
 
@@ -277,29 +278,19 @@ class Ledger:
 
     def moves(self, rid: str | None = None, limit: int = 100) -> list[Move]:
         """The newest moves first, of all, or of one record (and the profile entries it stated) or profile key."""
-        query = "SELECT seq, at, rid, key, src, dst, rule, heat, note FROM moves"
+        query = _MOVES
         args: tuple[object, ...] = ()
         if rid is not None:
             query += " WHERE rid = ? OR key = ? OR rid IN (SELECT 'hot:' || key FROM provenance WHERE rid = ?)"
             args = (rid, rid, rid)
         query += " ORDER BY seq DESC LIMIT ?"
         with self._reading() as db:
-            rows = db.execute(query, (*args, limit)).fetchall()
-        return [
-            Move(at=_dt(at), rid=r, key=k, src=s, dst=d, rule=rule, heat=h, note=n, seq=seq)
-            for seq, at, r, k, s, d, rule, h, n in rows
-        ]
+            return _moves(db.execute(query, (*args, limit)).fetchall())
 
     def moved_by(self, rule: str) -> list[Move]:
         """Every move a rule made, oldest first."""
         with self._reading() as db:
-            rows = db.execute(
-                "SELECT seq, at, rid, key, src, dst, rule, heat, note FROM moves WHERE rule = ? ORDER BY seq", (rule,)
-            ).fetchall()
-        return [
-            Move(at=_dt(at), rid=r, key=k, src=s, dst=d, rule=rule, heat=h, note=n, seq=seq)
-            for seq, at, r, k, s, d, rule, h, n in rows
-        ]
+            return _moves(db.execute(f"{_MOVES} WHERE rule = ? ORDER BY seq", (rule,)).fetchall())
 
     def link(self, key: str, rows: Iterable[tuple[str, str]]) -> None:
         """Record that each (record id, value) stated `key`'s value; a record states one value per key."""
@@ -349,13 +340,7 @@ class Ledger:
     def all_moves(self) -> list[Move]:
         """The whole move log, oldest first."""
         with self._lock:
-            rows = self._db.execute(
-                "SELECT seq, at, rid, key, src, dst, rule, heat, note FROM moves ORDER BY seq"
-            ).fetchall()
-        return [
-            Move(at=_dt(at), rid=r, key=k, src=s, dst=d, rule=rule, heat=h, note=n, seq=seq)
-            for seq, at, r, k, s, d, rule, h, n in rows
-        ]
+            return _moves(self._db.execute(f"{_MOVES} ORDER BY seq").fetchall())
 
     def all_provenance(self) -> list[tuple[str, str, str]]:
         """Every (key, record id, value) link, by key then record."""
@@ -391,6 +376,17 @@ class Ledger:
                     "repeats = MAX(repeats, excluded.repeats), last_touch = MAX(last_touch, excluded.last_touch)",
                     rows,
                 )
+
+
+_MOVES = "SELECT seq, at, rid, key, src, dst, rule, heat, note FROM moves"
+
+
+def _moves(rows: list[tuple[Any, ...]]) -> list[Move]:
+    """Moves from rows of `_MOVES`."""
+    return [
+        Move(at=_dt(at), rid=r, key=k, src=s, dst=d, rule=rule, heat=h, note=n, seq=seq)
+        for seq, at, r, k, s, d, rule, h, n in rows
+    ]
 
 
 def _advice(exc: sqlite3.Error) -> str:

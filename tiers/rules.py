@@ -86,18 +86,13 @@ def plan_sweep(
         elif tier is Tier.COLD and not expired and value >= rules.rewarm_at:
             moves.append(Planned(row["id"], tier, Tier.WARM, "heat", value))
     idle = timedelta(days=rules.hot_idle_days)
+    away = set(projects.away(profile, now, rules.project_away_days))
     for key, entry in profile.items():
         used = usage.get(hot_rid(key))
         last = max(entry.updated_at, used.last_touch) if used else entry.updated_at
-        if not entry.pinned and now - last >= idle:
+        rule = "hot_idle" if not entry.pinned and now - last >= idle else projects.AWAY if key in away else None
+        if rule is not None:
             value = heat(used.uses if used else 0, 0, last, now, rules)
-            moves.append(Planned(hot_rid(key), Tier.HOT, Tier.WARM, "hot_idle", value, key=key))
-    idle_keys = {m.key for m in moves if m.src is Tier.HOT}
-    for key in projects.away(profile, now, rules.project_away_days):
-        if key not in idle_keys:
-            used = usage.get(hot_rid(key))
-            last = max(profile[key].updated_at, used.last_touch) if used else profile[key].updated_at
-            value = heat(used.uses if used else 0, 0, last, now, rules)
-            moves.append(Planned(hot_rid(key), Tier.HOT, Tier.WARM, projects.AWAY, value, key=key))
+            moves.append(Planned(hot_rid(key), Tier.HOT, Tier.WARM, rule, value, key=key))
     candidates.sort(key=lambda item: -item[1])
     return Plan(tuple(moves), tuple(candidates))
