@@ -483,6 +483,15 @@ def profile_shown(matching: dict[str, Entry], limit: int, max_tokens: int | None
     return shown if profile_fits(shown, limit, max_tokens) else {}
 
 
+def fits_beside(profile: dict[str, Entry], best: Ranked, limit: int, max_tokens: int | None, grouped: bool) -> bool:
+    """Whether the profile line leaves the budget room for the best memory, shown whole (always, with no budget)."""
+    budget = _budget(limit, max_tokens)
+    if budget is None:
+        return True
+    header = len(group_header(best.record)) + 1 if grouped else 0
+    return len(render_profile(profile)) + 1 + len(render_hit(best, grouped)) + 1 + header <= budget
+
+
 def pack(
     ranked: Sequence[Ranked],
     profile: dict[str, Entry],

@@ -277,6 +277,17 @@ def test_recall_shows_the_entries_nearest_the_query_first_as_many_as_its_limit_a
     assert memory.recall(query, T0, max_tokens=40).profile == {}  # both entries (limit 50) do not fit
 
 
+def test_under_a_budget_the_profile_line_never_takes_the_best_memorys_place(memory: Memory) -> None:
+    memory.remember([MemoryIn(content="I prefer a double espresso, no sugar", key="coffee")], T0)
+    [machine] = memory.remember([MemoryIn(content="The espresso machine on floor 3 is broken since Monday")], T0)
+    query = "is the espresso machine on floor 3 working?"
+    roomy = memory.recall(query, T0, max_tokens=60)
+    assert "coffee" in roomy.profile and roomy.hits[0].record.id == machine.id
+    # 40 tokens hold the line or the best memory, not both: the memory is shown, the entry's source may follow it
+    tight = memory.recall(query, T0, max_tokens=40)
+    assert tight.profile == {} and tight.hits[0].record.id == machine.id and tight.tokens <= 40
+
+
 def test_in_a_small_profile_entries_on_one_topic_are_both_shown_and_a_lone_digit_matches_none(memory: Memory) -> None:
     memory.set_profile({"pets.dog": "Bruno, a beagle", "pets.cat": "Miso", "name": "Ana", "floor": "2"}, T0)
 
