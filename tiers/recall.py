@@ -488,8 +488,13 @@ def fits_beside(profile: dict[str, Entry], best: Ranked, limit: int, max_tokens:
     budget = _budget(limit, max_tokens)
     if budget is None:
         return True
-    header = len(group_header(best.record)) + 1 if grouped else 0
-    return len(render_profile(profile)) + 1 + len(render_hit(best, grouped)) + 1 + header <= budget
+    return len(render_profile(profile)) + 1 + _cost(best, grouped, new_day=True) <= budget
+
+
+def _cost(hit: Ranked, grouped: bool, new_day: bool) -> int:
+    """Characters a hit adds to a packed answer: its line, and its day's header when it opens a new day."""
+    header = len(group_header(hit.record)) + 1 if grouped and new_day else 0
+    return len(render_hit(hit, grouped)) + 1 + header
 
 
 def pack(
@@ -523,7 +528,7 @@ def pack(
     for hit in ranked[:limit]:
         header = group_header(hit.record) if grouped else ""
         extra = len(header) + 1 if grouped and header not in headers else 0
-        cost = len(render_hit(hit, grouped)) + 1 + extra
+        cost = _cost(hit, grouped, header not in headers)
         if budget is not None and used + cost > budget and hit.piece_cosines is not None:
             # A long memory that does not fit whole: the part of it nearest the query, said to be an excerpt.
             excerpted = _excerpted(hit, cost, budget - used, extra, grouped, terms, excerpt_words, excerpt_span)

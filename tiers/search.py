@@ -98,24 +98,20 @@ class Search:
             shown = ranking.profile_shown(profile, limit, max_tokens)
             entries = shown.values()
         held = frozenset(rid for entry in entries for rid in entry.sources)
-        ranked = self._ranked(parsed, limit, depth, held)
+        ranked = self.rank(parsed, max(limit, depth), held) if parsed.tiers else []
         if shown and ranked and not ranking.fits_beside(shown, ranked[0], limit, max_tokens, settings.grouped):
             # Under a budget the line never takes the best memory's place: without it, the memories its entries
-            # were made from rank again.
+            # were made from rank again. Decided before the cross-encoder reads them, so it reads them once.
             shown = {}
-            ranked = self._ranked(parsed, limit, depth, frozenset())
+            ranked = self.rank(parsed, max(limit, depth), frozenset())
+        if depth and len(ranked) > 1:
+            ranked = self.reranked(parsed, ranked[:depth]) + ranked[depth:]
+        ranked = ranked[:limit]
         terms, weight = parsed.terms, settings.excerpt_words
         packed = ranking.pack(ranked, shown, limit, max_tokens, settings.grouped, terms, weight, settings.excerpt_span)
         self.parts.ledger.touch([h.record.id for h in packed.hits], now)
         self.parts.ledger.touch([hot_rid(k) for k in profile if k in packed.profile or settings.profile_carried], now)
         return packed
-
-    def _ranked(self, query: Query, limit: int, depth: int, held: frozenset[str]) -> list[ranking.Ranked]:
-        """The best `limit` for a recall, its best `depth` read again by the cross-encoder when asked."""
-        ranked = self.rank(query, max(limit, depth), held) if query.tiers else []
-        if depth and len(ranked) > 1:
-            ranked = self.reranked(query, ranked[:depth]) + ranked[depth:]
-        return ranked[:limit]
 
     def reranked(self, query: Query, ranked: list[ranking.Ranked]) -> list[ranking.Ranked]:
         """`ranked` reordered by a cross-encoder's reading of each beside the query, fused with their order."""
