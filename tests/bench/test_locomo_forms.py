@@ -1,9 +1,11 @@
 """The benchmark's rules: a question asked in keywords or as a topic, as agents often do; a session kept whole;
-settings changed for a tuning run; a flat baseline shown by excerpts (pure logic)."""
+settings changed for a tuning run; a flat baseline shown by excerpts; the rank of a question's last evidence
+turn (pure logic)."""
 
 from datetime import UTC, datetime
 from types import SimpleNamespace
 
+from tests.bench.ceiling import MISSING, last_evidence_rank, within
 from tests.bench.locomo import FORMS, Turn, baseline_pack, keywords, session_parts, topic, with_values
 from tiers.recall import RecallSettings
 from tiers.records import MAX_CONTENT_CHARS, Kind, Record, Tier
@@ -51,3 +53,13 @@ def test_a_flat_baseline_given_the_query_s_words_shows_a_long_memory_by_the_piec
     assert whole_only.hits == [] and whole_only.left_out == 1  # as a flat store shows it: whole, or not at all
     cut = excerpted.hits[0].excerpt
     assert cut is not None and cut.last == 801 and "pottery" in excerpted.text and excerpted.tokens <= 300
+
+
+def test_the_ceiling_reads_the_rank_of_a_questions_last_evidence_turn() -> None:
+    covers = {"r1": {"D1:1"}, "r2": {"D1:2", "D1:3"}, "r3": {"D2:1"}}
+    ranked = ["r3", "r1", "r2"]
+    assert last_evidence_rank(ranked, covers, {"D1:1"}) == 2
+    assert last_evidence_rank(ranked, covers, {"D1:3", "D2:1"}) == 3  # a record covering two turns: its rank
+    assert last_evidence_rank(ranked, covers, {"D1:1", "D9:9"}) == MISSING  # one not returned: never within
+    assert within([2, 3, MISSING, 30], 3) == 0.5
+    assert within([], 10) == 0.0
