@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -330,10 +330,17 @@ class Ledger:
 
     def set_state(self, name: str, value: str) -> None:
         with self._tx() as db:
-            db.execute(
-                "INSERT INTO state(k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v",
-                (name, value),
-            )
+            _set_state(db, name, value)
+
+    def change_state(self, name: str, change: Callable[[str | None], str | None]) -> None:
+        """Read a state value, change it and write it back in one transaction, so two processes changing it at
+        once each see the other's change. `change` is given the value as it is (None when there is none) and
+        returns the new one, or None to leave it."""
+        with self._tx() as db:
+            row = db.execute("SELECT v FROM state WHERE k = ?", (name,)).fetchone()
+            value = change(row[0] if row else None)
+            if value is not None:
+                _set_state(db, name, value)
 
     # export and import (tiers/transfer.py): the whole ledger out, and back in without duplicates
 
@@ -398,3 +405,7 @@ def _advice(exc: sqlite3.Error) -> str:
             "; the file is damaged: move it aside (with its -wal and -shm files) and retry, a new ledger starts empty"
         )
     return ""
+
+
+def _set_state(db: sqlite3.Connection, name: str, value: str) -> None:
+    db.execute("INSERT INTO state(k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", (name, value))
