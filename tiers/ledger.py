@@ -51,6 +51,11 @@ _SCHEMA = [
     """
     CREATE INDEX IF NOT EXISTS moves_rule ON moves(rule);
     """,
+    # migration 6: records a write is changing, noted before the table write and cleared with its feed entry,
+    # so a write killed between the two still reaches every process's index (`Ledger.intend`)
+    """
+    CREATE TABLE IF NOT EXISTS changing (rid TEXT NOT NULL, tier TEXT);
+    """,
 ]
 # The change feed keeps this many entries; a process that fell further behind reloads the warm tier.
 CHANGES_KEPT = 100_000
@@ -210,12 +215,32 @@ class Ledger:
 
     # the change feed the in-memory indexes of every process follow
 
+    def intend(self, rids: Iterable[str], tier: str | None = None) -> int:
+        """Note, before a write to a table, the records it will change (for `tier`'s index; None: both), cleared
+        by `changed` once the write is done; the number of records a write left noted and never fed.
+
+        A write killed between its table write and its feed entry left the table changed and every other
+        process's index as it was (and the index saved for the next process, which the feed brings up to date).
+        Writes hold the data folder's write lock, so a record still noted when the next one starts, or when
+        the store is opened, belongs to a write that died: it goes into the feed then, and every index reads
+        it again. A write that never reached the table is read again unchanged, which costs nothing."""
+        rows = [(rid, tier) for rid in dict.fromkeys(rids)]
+        with self._tx() as db:
+            left = db.execute("SELECT DISTINCT rid, tier FROM changing").fetchall()
+            if left:
+                db.executemany("INSERT INTO changes(rid, tier) VALUES (?, ?)", left)
+                db.execute("DELETE FROM changing")
+            if rows:
+                db.executemany("INSERT INTO changing(rid, tier) VALUES (?, ?)", rows)
+        return len(left)
+
     def changed(self, rids: Iterable[str], tier: str | None = None) -> int:
         """Note that these records changed in `tier` (None: in both, or either); the feed's newest position."""
         rows = [(rid, tier) for rid in dict.fromkeys(rids)]
         with self._tx() as db:
             if rows:
                 db.executemany("INSERT INTO changes(rid, tier) VALUES (?, ?)", rows)
+                db.executemany("DELETE FROM changing WHERE rid = ?", [(rid,) for rid, _ in rows])
             return int(db.execute("SELECT COALESCE(MAX(seq), 0) FROM changes").fetchone()[0])
 
     def last_change(self) -> int:

@@ -129,6 +129,7 @@ class Store:
         """
         if self._legacy is not None:
             self._migrate_legacy()
+        self.recover_writes()
         pending = self.ledger.pending_moves()
         if not pending:
             return
@@ -145,6 +146,18 @@ class Store:
         self.ledger.finish_moves(done, undone)
         log.warning("finished %d tier moves and dropped %d that a crash interrupted", len(done), len(undone))
         self.compact()  # what the interrupted sweep would have done next
+
+    def recover_writes(self) -> None:
+        """Feed the records a write killed before its feed entry left changed (`Ledger.intend`). Under the lock."""
+        self._intend([], None)
+
+    def _intend(self, rids: Sequence[str], tier: Tier | None) -> None:
+        """Note the records a write is about to change, before it writes the table; caller holds the lock."""
+        left = self.ledger.intend(rids, None if tier is None else tier.value)
+        if left:
+            log.warning(
+                "a write to %s was cut short before its change feed entry: %d records read again", self.folder, left
+            )
 
     def _migrate_legacy(self) -> None:
         """Copy the rows of the single schema-1 table into the warm and cold tables, then drop it."""
@@ -471,6 +484,7 @@ class Store:
         """
         table = self.table(tier)
         columns = {"id": list(ids), "vector": vector_column(vectors, self.dim), PIECES: pieces_column(pieces, self.dim)}
+        self._intend(ids, tier)
         table.merge(pa.table(columns))
         rows = table.get(ids)
         stored = rows["id"].to_pylist()
@@ -498,6 +512,7 @@ class Store:
         """Add new records to the warm tier, as one LanceDB write."""
         if not rows:
             return
+        self._intend([r.record.id for r in rows], Tier.WARM)
         self.warm_table.add(_table(rows, self.dim))
         self._changed([r.record.id for r in rows], Tier.WARM, warm=lambda index: index.put(rows))
 
@@ -520,8 +535,9 @@ class Store:
             if not chosen:
                 continue
             table = _table(chosen, self.dim)
-            self.table(tier).add(table)
             ids = [r.record.id for r in chosen]
+            self._intend(ids, tier)
+            self.table(tier).add(table)
             if tier is Tier.WARM:
                 self._changed(ids, tier, warm=partial(WarmIndex.put, rows=chosen))
             else:
@@ -533,6 +549,7 @@ class Store:
             chosen = [r for r in records if r.tier is tier]
             if not chosen:
                 continue
+            self._intend([r.id for r in chosen], tier)
             self.table(tier).update([r.id for r in chosen], _stored_values(values))
             if tier is Tier.WARM:
                 changed = [replace(r, **values) for r in chosen]
@@ -586,6 +603,7 @@ class Store:
         other = Tier.COLD if record.tier is Tier.WARM else Tier.WARM
         moved = any(other.value in (m.src, m.dst) for m in self.ledger.moves(record.id, limit=1_000_000))
         self._drop_saved()  # the saved indexes may hold its words
+        self._intend([record.id], None)
         table.delete([record.id])
         ids, forget = [record.id], partial(ColdIndex.forget, ids=[record.id])
         if record.tier is Tier.COLD:

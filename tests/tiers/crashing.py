@@ -6,10 +6,15 @@ test knows what was acknowledged before it sent SIGKILL.
   compact STATUS CACHE ROUND   remember two, then "compacting", a compaction of both tiers, "compacted"
   sweep STATUS AT              open (finishing what a crash left), "sweeping", one sweep as of AT, "swept N"
   race STATUS AT               as sweep, but first "ready", then wait for a line on stdin: two start at once
+  cut STATUS RID BY            open, "writing", then mark RID superseded by BY and die by SIGKILL (sent to itself)
+                               after the table write and before its change feed entry: the one window a kill
+                               from outside cannot aim at
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -63,6 +68,14 @@ def main(argv: list[str]) -> None:
             return
         memory = Memory(folder, FastEmbedder())  # a sweep embeds nothing here: the model is never loaded
         memory.store.count(Tier.WARM)  # opened, and what a crash left half done finished, before "sweeping"
+        if mode == "cut":
+            record = memory.get(argv[3])
+            memory.parts.ledger.changed = lambda *_, **__: os.kill(os.getpid(), signal.SIGKILL)  # type: ignore[method-assign]
+            say(status, "writing")
+            with memory.parts.locked():
+                memory.store.update([record], {"superseded_by": argv[4], "superseded_at": T0})
+            say(status, "not killed")
+            return
         if mode == "race":
             say(status, "ready")
             sys.stdin.readline()

@@ -258,3 +258,89 @@ def _repeatable() -> Iterator[None]:
     random.seed(1)
     yield
     random.setstate(state)
+
+
+def test_a_write_killed_before_its_feed_entry_still_reaches_every_open_index(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """A supersede whose table write landed and whose change feed entry never did (the writer killed between
+    them) reaches the index of a process that was open all along: at its next sweep, or at its next write."""
+    folder = tmp_path / "ns"
+    memory = Memory(folder, embedder)
+    try:
+        said = memory.remember(
+            [
+                MemoryIn(content="The team's database is MySQL"),
+                MemoryIn(content="The team moved its database to Postgres"),
+                MemoryIn(content="The deploy window is Tuesday"),
+                MemoryIn(content="The deploy window moved to Thursday"),
+            ],
+            T0,
+        )
+        old_db, new_db, old_window, new_window = (s.id for s in said)
+        assert memory.get(old_db).superseded_by is None  # this process's warm index is loaded
+        for old, new, recovered_by in ((old_db, new_db, "sweep"), (old_window, new_window, "write")):
+            with child(tmp_path, "cut", folder, old, new) as cut:
+                cut.process.wait(timeout=WAIT)
+                assert cut.process.returncode == -signal.SIGKILL, cut.errors.read_text()[-2000:]
+                assert cut.lines() == ["writing"]
+            assert dict(superseded_in_table(folder))[old] == new  # the table write landed
+            if recovered_by == "sweep":
+                memory.sweep(T0 + timedelta(hours=1))  # the timer of a server that only reads
+            else:
+                memory.remember([MemoryIn(content="Standup moved to 9:30")], T0 + timedelta(hours=2))
+            assert memory.get(old).superseded_by == new, recovered_by
+            hits = memory.recall("which database does the team use" if old == old_db else "deploy window", T0)
+            assert f"(superseded by {new}" in hits.text
+    finally:
+        memory.close()
+    reopened = Memory(folder, embedder)
+    try:
+        assert reopened.get(old_db).superseded_by == new_db
+        assert reopened.get(old_window).superseded_by == new_window
+    finally:
+        reopened.close()
+
+
+def superseded_in_table(folder: Path) -> list[tuple[str, str | None]]:
+    """(id, superseded_by) of every warm row, read with LanceDB directly, not through memtiers."""
+    db = lancedb.connect(folder / "lance")
+    name = json.loads((folder / "store.json").read_text()).get("tables", {}).get("warm", "warm")
+    rows = db.open_table(name).to_arrow().select(["id", "superseded_by"]).to_pylist()
+    return [(row["id"], row["superseded_by"]) for row in rows]
+
+
+def test_a_write_killed_before_its_feed_entry_reaches_the_index_a_restart_opens_from_its_saved_copy(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """From 1,000 warm records a full read saves the index for the next process, which opens it and catches up
+    from the feed: a supersede killed before its feed entry would stay unseen there for good (the copy still adds
+    up to the table), so opening the store feeds what such a write left."""
+    folder = tmp_path / "ns"
+    memory = Memory(folder, embedder)
+    try:
+        for start in range(0, 1_000, 250):
+            memory.remember([MemoryIn(content=note(7, i)) for i in range(start, start + 250)], T0)
+        old, new = (
+            s.id
+            for s in memory.remember(
+                [MemoryIn(content="The office is in Leeds"), MemoryIn(content="The office moved to York")], T0
+            )
+        )
+    finally:
+        memory.close()
+    reader = Memory(folder, embedder)  # a full read of 1,002 warm records: saves the index
+    try:
+        assert reader.get(old).superseded_by is None
+    finally:
+        reader.close()
+    assert (folder / "warm-index").exists()
+    with child(tmp_path, "cut", folder, old, new) as cut:
+        cut.process.wait(timeout=WAIT)
+        assert cut.process.returncode == -signal.SIGKILL, cut.errors.read_text()[-2000:]
+    restarted = Memory(folder, embedder)
+    try:
+        assert restarted.get(old).superseded_by == new
+        assert restarted.store.count(Tier.WARM) == 1_002
+    finally:
+        restarted.close()
