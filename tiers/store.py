@@ -79,7 +79,7 @@ class Store:
         self.compact_every = compact_every
         folder.mkdir(parents=True, exist_ok=True)
         self.read_lock = folder / "read.lock"
-        meta = self._check_model()
+        meta = self._check_model(cold_uri)
         local_uri = str(folder / "lance")
         local = Connection(local_uri)  # LanceDB is connected (and imported) at the first write
         names = meta.get("tables", {"warm": "warm", "cold": "cold"})
@@ -105,10 +105,14 @@ class Store:
 
     # the model the vectors were made by
 
-    def _check_model(self) -> dict[str, Any]:
+    def _check_model(self, cold_uri: str | None) -> dict[str, Any]:
         path = self.folder / "store.json"
         if not path.exists():
-            meta = {"model": self.model, "dim": self.dim, "schema": SCHEMA_VERSION, PIECES: True}
+            meta: dict[str, Any] = {"model": self.model, "dim": self.dim, "schema": SCHEMA_VERSION}
+            # A new folder's tables are new, and every long record they get has its pieces; a cold tier elsewhere
+            # may already hold records from before pieces were kept, so the backfill looks once (tiers/backfill.py).
+            if cold_uri is None:
+                meta[PIECES] = True
             write_meta(path, meta)
             return meta
         meta = read_meta(path, self.model, self.dim)

@@ -266,3 +266,40 @@ def test_a_long_note_on_s3_stored_before_pieces_gets_them_from_the_sweep(
     rows = lancedb.connect(cold.cold_uri, storage_options=s3.storage_options).open_table("cold").to_arrow()
     [row] = rows.to_pylist()
     assert row["id"] == rid and row["content"] == note and len(row["pieces"]) >= 2
+
+
+def test_a_new_data_folder_on_a_cold_table_from_before_pieces_gives_its_long_notes_pieces(
+    tmp_path: Path, embedder: FastEmbedder, s3: S3Server, cold: MemorySettings
+) -> None:
+    """A data folder made anew (another machine, a lost folder) over a cold table already in the bucket cannot say
+    that every long note there has its pieces: the sweep looks, and gives them."""
+    note = " ".join(f"Item {i}: the {word} list was read out and agreed." for i, word in enumerate(["long"] * 40))
+    note += " Last item: the zeppelin hangar key now hides under the red doormat."
+    memory = Memory(tmp_path / "ns", embedder, cold)
+    [rid] = gone_cold(memory, note)
+    memory.close()
+    assert cold.cold_uri is not None
+    table = lancedb.connect(cold.cold_uri, storage_options=s3.storage_options).open_table("cold")
+    table.drop_columns(["pieces"])  # the cold table as a store made before pieces were kept has it
+
+    fresh = Memory(tmp_path / "elsewhere", embedder, cold)
+    try:
+        assert not fresh.store.pieces_complete()
+        assert fresh.sweep(day(61)).pieces_filled == 1
+        assert fresh.sweep(day(61)).pieces_filled == 0
+        hits = fresh.recall("where does the zeppelin hangar key hide now?", day(61), max_tokens=120)
+        assert hits.hits[0].record.id == rid and "red doormat" in hits.text  # by its last piece, as an excerpt
+    finally:
+        fresh.close()
+    assert json.loads((tmp_path / "elsewhere" / "store.json").read_text())["pieces"] is True
+
+
+def test_a_new_data_folder_with_a_local_cold_tier_says_at_once_that_it_lacks_no_pieces(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    memory = Memory(tmp_path / "ns", embedder)
+    try:
+        assert memory.store.pieces_complete()
+        assert memory.sweep(day(1)).pieces_filled == 0
+    finally:
+        memory.close()
