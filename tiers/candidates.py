@@ -60,7 +60,7 @@ class Candidates:
         records = self.store().get(checked + [rid for rid, _ in fresh])
         alive = {rid for rid, r in records.items() if not r.superseded_by and rid not in sourced}
         dead = set(checked) - alive
-        hot = [
+        by_heat = [
             {
                 "id": rid,
                 "key": records[rid].metadata.get("profile_key"),
@@ -75,7 +75,7 @@ class Candidates:
         def change(raw: str | None) -> str | None:
             current = _read(raw)
             out = [c for c in current if c["reason"] != "heat" and c["id"] not in dead]
-            for candidate in hot:
+            for candidate in by_heat:
                 if all(c["id"] != candidate["id"] for c in out):
                     out.append(candidate)
             return _written(out) if out != current else None
