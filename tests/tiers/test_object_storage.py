@@ -239,9 +239,11 @@ def test_memtiers_reembed_rewrites_the_cold_table_on_s3_and_recall_still_reaches
         memory.close()
 
 
-def test_a_long_note_on_s3_stored_before_pieces_gets_them_from_the_sweep(
+def long_note_cold_before_pieces(
     tmp_path: Path, embedder: FastEmbedder, s3: S3Server, cold: MemorySettings
-) -> None:
+) -> tuple[str, str]:
+    """A long note gone cold on S3 in the folder `ns`, its cold table then as a store made before pieces were kept
+    has it (no `pieces` column); its id and text."""
     note = " ".join(f"Item {i}: the {word} list was read out and agreed." for i, word in enumerate(["long"] * 40))
     note += " Last item: the zeppelin hangar key now hides under the red doormat."
     memory = Memory(tmp_path / "ns", embedder, cold)
@@ -249,7 +251,14 @@ def test_a_long_note_on_s3_stored_before_pieces_gets_them_from_the_sweep(
     memory.close()
     assert cold.cold_uri is not None
     table = lancedb.connect(cold.cold_uri, storage_options=s3.storage_options).open_table("cold")
-    table.drop_columns(["pieces"])  # the cold table as a store made before pieces were kept has it
+    table.drop_columns(["pieces"])
+    return rid, note
+
+
+def test_a_long_note_on_s3_stored_before_pieces_gets_them_from_the_sweep(
+    tmp_path: Path, embedder: FastEmbedder, s3: S3Server, cold: MemorySettings
+) -> None:
+    rid, note = long_note_cold_before_pieces(tmp_path, embedder, s3, cold)
     meta = json.loads((tmp_path / "ns" / "store.json").read_text())
     meta.pop("pieces")
     (tmp_path / "ns" / "store.json").write_text(json.dumps(meta))
@@ -273,14 +282,7 @@ def test_a_new_data_folder_on_a_cold_table_from_before_pieces_gives_its_long_not
 ) -> None:
     """A data folder made anew (another machine, a lost folder) over a cold table already in the bucket cannot say
     that every long note there has its pieces: the sweep looks, and gives them."""
-    note = " ".join(f"Item {i}: the {word} list was read out and agreed." for i, word in enumerate(["long"] * 40))
-    note += " Last item: the zeppelin hangar key now hides under the red doormat."
-    memory = Memory(tmp_path / "ns", embedder, cold)
-    [rid] = gone_cold(memory, note)
-    memory.close()
-    assert cold.cold_uri is not None
-    table = lancedb.connect(cold.cold_uri, storage_options=s3.storage_options).open_table("cold")
-    table.drop_columns(["pieces"])  # the cold table as a store made before pieces were kept has it
+    rid, _ = long_note_cold_before_pieces(tmp_path, embedder, s3, cold)
 
     fresh = Memory(tmp_path / "elsewhere", embedder, cold)
     try:
