@@ -55,6 +55,7 @@ _SCHEMA = [
     # so a write killed between the two still reaches every process's index (`Ledger.intend`)
     """
     CREATE TABLE IF NOT EXISTS changing (rid TEXT NOT NULL, tier TEXT);
+    CREATE INDEX IF NOT EXISTS changing_rid ON changing(rid);
     """,
 ]
 # The change feed keeps this many entries; a process that fell further behind reloads the warm tier.
