@@ -18,7 +18,7 @@ from tiers.embedder import Embedder
 from tiers.hot import Entry, HotProfile
 from tiers.ledger import Ledger, Move
 from tiers.moves import Moves
-from tiers.outcomes import Forgotten, ProfileChange, Promoted, Stored, SweepReport
+from tiers.outcomes import Forgotten, ProfileChange, Promoted, Stored, SweepReport, Undone
 from tiers.parts import MemorySettings, Parts, random_id
 from tiers.profile import Edit, ProfileEditor
 from tiers.records import MemoryIn, Record, Tier
@@ -149,6 +149,14 @@ class Memory:
 
     def promote(self, rid: str, now: datetime, to: Tier = Tier.HOT, key: str | None = None) -> Promoted:
         return self._moves.promote(rid, now, to, key)
+
+    def demote(self, rid: str, now: datetime) -> Promoted:
+        """Move a warm record to cold by hand (a profile entry goes down with `set_profile(unset=...)`)."""
+        return self._moves.demote(rid, now)
+
+    def undo(self, rid: str, now: datetime) -> Undone:
+        """Reverse the last logged move of a record, logged as a move itself."""
+        return self._moves.undo(rid, now)
 
     def forget(self, rid: str, now: datetime) -> Forgotten:
         return self._moves.forget(rid, now)

@@ -14,7 +14,7 @@ from datetime import datetime
 from tiers import projects
 from tiers.errors import InvalidInput, NotFound, ProfileCapExceeded, StorageError
 from tiers.ledger import Move
-from tiers.outcomes import Forgotten, Promoted, SweepReport
+from tiers.outcomes import Forgotten, Promoted, SweepReport, Undone
 from tiers.parts import Parts
 from tiers.profile import Edit, ProfileEditor
 from tiers.records import Kind, Record, Tier
@@ -24,6 +24,7 @@ from tiers.store import check_id
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
 MOVE_BATCH = 5_000  # records moved per write: a sweep of a large store reports progress as it goes
+UNDO = "undo"  # the rule of a move that reverses an earlier one
 
 
 class Moves:
@@ -43,7 +44,9 @@ class Moves:
         usage = self.parts.ledger.usage([record.id]).get(record.id)
         return record_heat({"occurred_at": record.occurred_at}, usage, now, self.parts.settings.rules)
 
-    def promote(self, rid: str, now: datetime, to: Tier = Tier.HOT, key: str | None = None) -> Promoted:
+    def promote(
+        self, rid: str, now: datetime, to: Tier = Tier.HOT, key: str | None = None, rule: str = "promote"
+    ) -> Promoted:
         """Move a record up: cold to warm, or into the profile as an entry sourced by it.
 
         This is also how any move is undone: a record gone cold comes back with `to=warm`, and a profile
@@ -59,13 +62,56 @@ class Moves:
             if record.tier is Tier.WARM:
                 return Promoted(rid, Tier.WARM, "already_warm", src=Tier.WARM)
             with parts.locked():
-                parts.store.move([Move(now, rid, record.tier.value, "warm", "promote", heat_then)])
+                parts.store.move([Move(now, rid, record.tier.value, "warm", rule, heat_then)])
             parts.ledger.touch([rid], now)
             return Promoted(rid, Tier.WARM, "promoted", src=record.tier)
         key = key or record.metadata.get("profile_key")
         if not key:
             raise InvalidInput("promoting to hot needs a profile key, e.g. key='diet.allergy'")
-        return self._to_hot(record, key, "promote", heat_then, now)
+        return self._to_hot(record, key, rule, heat_then, now)
+
+    def demote(self, rid: str, now: datetime, rule: str = "demote") -> Promoted:
+        """Move a warm record down to cold by hand, as the timer would: recall still finds it, it is not carried."""
+        record = self.get(rid)
+        if record.tier is Tier.COLD:
+            return Promoted(rid, Tier.COLD, "already_cold", src=Tier.COLD)
+        heat_then = round(self.heat_of(record, now), 4)
+        with self.parts.locked():
+            self.parts.store.move([Move(now, rid, "warm", "cold", rule, heat_then)])
+        return Promoted(rid, Tier.COLD, "demoted", src=Tier.WARM)
+
+    def undo(self, rid: str, now: datetime) -> Undone:
+        """Reverse the last logged step of record `rid` through the same moves, logged under the rule `undo`.
+
+        A step is the moves logged for it at one time: a promotion from cold to the profile is two (the entry
+        and cold to warm), undone together. A forget cannot be undone: the record is deleted.
+        """
+        record = self.get(rid)
+        mine = [m for m in self.parts.ledger.moves(rid, 200) if m.rid == rid]
+        if not mine:
+            raise InvalidInput(f"{rid} has no logged move to undo")
+        step = [m for m in mine if m.at == mine[0].at]
+        done: list[str] = []
+        for move in step:
+            if move.dst == "hot" and move.key:
+                entry = self.parts.hot.entries().get(move.key)
+                if entry is None or rid not in entry.sources:
+                    raise InvalidInput(f"profile entry {move.key!r} no longer holds {rid}: nothing to undo")
+                self.editor.apply(Edit(unset=(move.key,), rule=UNDO, unset_rule=UNDO), now)
+                done.append(f"{move.key} out of the profile")
+            elif move.src == "hot" and move.dst == "warm" and move.key:
+                self.promote(rid, now, Tier.HOT, move.key, rule=UNDO)
+                done.append(f"{move.key} back into the profile")
+        for move in step:
+            if (move.src, move.dst) == ("warm", "cold") and record.tier is Tier.COLD:
+                self.promote(rid, now, Tier.WARM, rule=UNDO)
+                done.append("cold back to warm")
+            elif (move.src, move.dst) == ("cold", "warm") and record.tier is Tier.WARM:
+                self.demote(rid, now, rule=UNDO)
+                done.append("warm back to cold")
+        if not done:
+            raise InvalidInput(f"the last move of {rid} ({step[0].src} -> {step[0].dst}, {step[0].rule}) has no undo")
+        return Undone(rid, self.get(rid).tier, tuple(done), step[0].rule)
 
     def _to_hot(self, record: Record, key: str, rule: str, heat_then: float, now: datetime) -> Promoted:
         """Make `record` the value of profile entry `key` (a history record: the value it kept, with its sources)."""

@@ -28,9 +28,19 @@ class Stored:
 class Promoted:
     id: str
     tier: Tier
-    outcome: str  # promoted | already_hot | already_warm
+    outcome: str  # promoted | already_hot | already_warm | demoted | already_cold
     key: str | None = None
     src: Tier | None = None
+
+
+@dataclass(frozen=True)
+class Undone:
+    """What an undo reversed: the record, where it is now, each change made, and the rule of the step undone."""
+
+    id: str
+    tier: Tier
+    changes: tuple[str, ...]
+    undid: str
 
 
 @dataclass(frozen=True)

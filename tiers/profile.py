@@ -30,6 +30,7 @@ class Edit:
     rule: str = "profile"
     src: Tier = Tier.WARM  # the tier of the record a value came from
     heat: float | None = None  # that record's heat when it was promoted
+    unset_rule: str = "unset"  # the rule logged for the values `unset` sends down to warm
 
 
 class ProfileEditor:
@@ -66,7 +67,7 @@ class ProfileEditor:
                     src = edit.src.value if given else "new"
                     moves.append(Move(now, who, src, "hot", edit.rule, edit.heat, key, value[:200]))
             for key in edit.unset:
-                old.append((key, entries.pop(key), "unset"))
+                old.append((key, entries.pop(key), edit.unset_rule))
             for key in edit.pin:
                 entries[key] = replace(entries[key], pinned=True)
             for key in edit.unpin:

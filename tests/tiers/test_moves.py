@@ -15,6 +15,7 @@ import pytest
 
 from tests.helpers import T0, count_rows, files_containing
 from tiers.embedder import FastEmbedder
+from tiers.errors import InvalidInput
 from tiers.memory import Memory
 from tiers.records import Kind, MemoryIn, Tier
 
@@ -243,3 +244,43 @@ def test_a_sweep_moves_in_batches_and_reports_its_progress_after_each(
     assert len(report.moves) == 5
     assert seen == [(2, 5), (4, 5), (5, 5)]
     assert count_rows(memory.folder, "cold") == 5
+
+
+def test_a_record_demoted_by_hand_goes_cold_is_still_found_and_undo_brings_it_back(memory: Memory) -> None:
+    rid = remember(memory, "the spare key is under the blue flowerpot")
+
+    demoted = memory.demote(rid, T0)
+    assert (demoted.outcome, memory.get(rid).tier) == ("demoted", Tier.COLD)
+    assert memory.demote(rid, T0).outcome == "already_cold"
+    assert rid in [h.record.id for h in memory.rank("where is the spare key?", 5, [Tier.COLD])]
+
+    undone = memory.undo(rid, LATER)
+
+    assert (undone.tier, undone.changes, undone.undid) == (Tier.WARM, ("cold back to warm",), "demote")
+    assert [(m.src, m.dst, m.rule) for m in memory.moves(rid, 2)] == [
+        ("cold", "warm", "undo"),
+        ("warm", "cold", "demote"),
+    ]
+
+
+def test_undoing_a_promotion_from_cold_takes_the_entry_out_of_the_profile_and_the_record_back_to_cold(
+    memory: Memory,
+) -> None:
+    rid = remember(memory, "I am allergic to peanuts")
+    memory.demote(rid, T0)
+    memory.promote(rid, LATER, Tier.HOT, "diet.allergy")
+    assert "diet.allergy" in memory.profile()
+
+    undone = memory.undo(rid, LATER + timedelta(hours=1))
+
+    assert "diet.allergy" not in memory.profile()
+    assert memory.get(rid).tier is Tier.COLD
+    assert set(undone.changes) == {"diet.allergy out of the profile", "warm back to cold"}
+    assert any(m.rule == "undo" and m.src == "hot" for m in memory.moves("diet.allergy", 10))
+
+
+def test_a_record_never_moved_has_nothing_to_undo(memory: Memory) -> None:
+    rid = remember(memory, "the bus leaves at nine")  # its one step, new -> warm, has no undo
+
+    with pytest.raises(InvalidInput, match="has no undo"):
+        memory.undo(rid, LATER)
