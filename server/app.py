@@ -58,13 +58,16 @@ def build_server(
     clock: Callable[[], datetime] = utcnow,
     run_timer: bool = True,
     embedder: FastEmbedder | None = None,
+    runtime: Runtime | None = None,
 ) -> MCPServer:
     """The memtiers MCP server for `settings`; `clock` is injectable so tests control time.
 
-    `embedder` lets the namespaces of one HTTP process share one loaded model.
+    `embedder` lets the namespaces of one HTTP process share one loaded model; `runtime`, when given, is the state
+    the lifespan opens (the HTTP server's web page works on the same one).
     """
-    bus = InMemorySubscriptionBus()
-    runtime = Runtime(settings, bus, clock, embedder)
+    if runtime is None:
+        runtime = Runtime(settings, InMemorySubscriptionBus(), clock, embedder)
+    bus = runtime.bus
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[Runtime]:

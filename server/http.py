@@ -1,8 +1,10 @@
-"""`memtiers serve --http`: MCP over streamable HTTP at /mcp and /mcp/<namespace>, behind bearer tokens.
+"""`memtiers serve --http`: MCP over streamable HTTP at /mcp and /mcp/<namespace>, behind bearer tokens,
+and the web page everywhere else (server/web/).
 
-A request is checked in this order, and refused before it reaches any namespace, lifespan or model:
+An MCP request is checked in this order, and refused before it reaches any namespace, lifespan or model:
 its bearer token (401), its path (404), whether its token opens that namespace (401). Then the SDK's
-transport checks Host (421) and Origin (403) against DNS rebinding, and serves it.
+transport checks Host (421) and Origin (403) against DNS rebinding, and serves it. The page checks the same
+Host and Origin first, then its session cookie (server/web/auth.py).
 """
 
 from __future__ import annotations
@@ -20,13 +22,16 @@ import anyio
 import uvicorn
 from anyio.abc import TaskGroup
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.responses import PlainTextResponse
 from starlette.types import Receive, Scope, Send
 
 from server.app import build_server
+from server.runtime import Runtime
 from server.settings import ConfigError, Settings, check_namespace
 from server.token import Grants, configured_tokens
+from server.web import build_web_app
 from tiers.embedder import FastEmbedder
 
 log = logging.getLogger("memtiers")
@@ -71,6 +76,7 @@ class Namespaces:
         self.security = security
         self.embedder = embedder
         self._open: dict[str, StreamableHTTPSessionManager] = {}
+        self._runtimes: dict[str, Runtime] = {}
         self._opening = anyio.Lock()
         self._group: TaskGroup | None = None
 
@@ -90,6 +96,7 @@ class Namespaces:
                 self._group = None
                 group.cancel_scope.cancel()
         self._open.clear()
+        self._runtimes.clear()
 
     async def manager(self, name: str) -> StreamableHTTPSessionManager:
         """The session manager of namespace `name`, opening it (its lifespan: memory, timer) the first time."""
@@ -106,8 +113,16 @@ class Namespaces:
                 log.info("namespace %r opened over HTTP", name)
         return self._open[name]
 
+    async def runtime(self, name: str) -> Runtime:
+        """The running state of namespace `name` (its memory, clock, listeners), opening it the first time."""
+        await self.manager(name)
+        return self._runtimes[name]
+
     async def _serve(self, name: str, *, task_status: Any) -> None:
-        server = build_server(self.settings.for_namespace(name), embedder=self.embedder)
+        settings = self.settings.for_namespace(name)
+        runtime = Runtime(settings, InMemorySubscriptionBus(), embedder=self.embedder)
+        self._runtimes[name] = runtime
+        server = build_server(settings, embedder=self.embedder, runtime=runtime)
         server.streamable_http_app(streamable_http_path=PATH, transport_security=self.security)
         manager = server.session_manager
         async with manager.run():  # enters the namespace's lifespan, exits it when cancelled
@@ -129,6 +144,7 @@ class MemtiersHTTP:
         self.namespaces = namespaces
         self.grants = grants
         self.default = namespaces.settings.namespace
+        self.web = build_web_app(namespaces, grants)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -138,6 +154,9 @@ class MemtiersHTTP:
         # anything else (websocket) is not served: returning unanswered makes the server refuse it
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope["path"]
+        if path != PATH and not path.startswith(PATH + "/"):
+            return await self.web(scope, receive, send)
         grant = self.grants.check(_header(scope, b"authorization"))
         if grant is None:
             return await _unauthorized(scope, receive, send)
@@ -231,6 +250,7 @@ class _Server(uvicorn.Server):
             address = self.servers[0].sockets[0].getsockname()
             where = f"[{address[0]}]" if ":" in address[0] else address[0]
             print(f"memtiers serving MCP at http://{where}:{address[1]}{PATH}", file=sys.stderr, flush=True)
+            print(f"memtiers web page at http://{where}:{address[1]}/ (log in with `memtiers token`)", file=sys.stderr)
 
 
 def uvicorn_config(app: MemtiersHTTP, settings: Settings, **where: Any) -> uvicorn.Config:
