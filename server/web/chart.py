@@ -24,7 +24,7 @@ def tiers_svg(weeks: list[Week]) -> str:
         'aria-label="records per tier, week by week, and the moves of each week">'
     ]
     base = _TOP + _BAR_H
-    parts.append(f'<text x="0" y="{_TOP - 6}" class="axis">{most} records</text>')
+    parts.append(f'<text x="0" y="{_TOP - 6}" class="axis">{most} in all</text>')
     parts.append(f'<line x1="50" y1="{base}" x2="{_W}" y2="{base}" stroke="#999"/>')
     for i, week in enumerate(weeks):
         x = 55 + i * slot

@@ -45,7 +45,6 @@ TEMPLATES = Path(__file__).with_name("templates")
 MAX_UPLOAD = 512 * 1024 * 1024  # an import file's bytes
 # What each rule of the move log means, for a person reading why a memory moved.
 REASONS = {
-    "heat": "its heat crossed the line (used or not used lately)",
     "forget_after": "its forget_after time passed",
     "hot_idle": "profile entry unused for the idle period",
     "project_away": "its project was not current for a while",
@@ -62,9 +61,11 @@ REASONS = {
 }
 
 
-def reason(rule: str) -> str:
+def reason(rule: str, dst: str = "") -> str:
     if rule.startswith("remember:"):
-        return f"remembered as a {rule.split(':', 1)[1]}"
+        return f"remembered ({rule.split(':', 1)[1]})"
+    if rule == "heat":
+        return "used again: its heat rose above the line" if dst == "warm" else "not used lately: its heat fell"
     return REASONS.get(rule, rule)
 
 
@@ -286,7 +287,8 @@ class Pages:
             latest: dict[str, int | None] = {}
             for m in moves:  # newest first: a record's first row here is its last move, the one undo reverses
                 latest.setdefault(m.rid, m.seq)
-            undoable = {seq for r, seq in latest.items() if _is_record(r)} - {m.seq for m in moves if m.dst == "gone"}
+            no_undo = {m.seq for m in moves if m.dst == "gone" or m.src == "new"}  # a forget, a first write
+            undoable = {seq for r, seq in latest.items() if _is_record(r)} - no_undo
             return {"moves": moves, "id": rid or "", "undoable": undoable}
 
         return await self._page(request, "log", work)
@@ -392,7 +394,9 @@ def _last_moves(runtime: Runtime, ids: list[str]) -> dict[str, str]:
     for rid in ids:
         mine = [m for m in runtime.memory.moves(rid, 20) if m.rid == rid]
         if mine:
-            out[rid] = f"{mine[0].src} → {mine[0].dst} on {_when(mine[0].at)[:10]} ({reason(mine[0].rule)})"
+            out[rid] = (
+                f"{mine[0].src} → {mine[0].dst} on {_when(mine[0].at)[:10]} ({reason(mine[0].rule, mine[0].dst)})"
+            )
     return out
 
 
