@@ -19,9 +19,9 @@ from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp_types import EmptyResult, SubscribeRequestParams, UnsubscribeRequestParams
 
-from server import prompts, tools
+from server import prompts, scope, tools
 from server.errors import message
-from server.runtime import PROFILE_URI, Runtime, supervised, utcnow
+from server.runtime import CURRENT_SCOPE, PROFILE_URI, Runtime, supervised, utcnow
 from server.settings import Settings
 from tiers.embedder import FastEmbedder
 from tiers.errors import MemtiersError
@@ -51,6 +51,58 @@ class _FirstRequest:
         finally:
             if ctx.request_id is not None:
                 self.runtime.first_request.set()
+
+
+class _ScopeByRoots:
+    """Middleware that, when the config names no namespace, serves each session in the namespace of its roots.
+
+    Asked once per session, at its first tool call or resource read (never during `initialize`, where a
+    server-to-client request would deadlock); a URL that names a namespace (/mcp/<namespace>) is never rescoped.
+    """
+
+    METHODS = frozenset({"tools/call", "resources/read"})
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        runtime = self.runtime
+        if runtime.settings.namespace_named or ctx.request_id is None or ctx.method not in self.METHODS:
+            return await call_next(ctx)
+        if _named_by_url(ctx):
+            return await call_next(ctx)
+        key = _session_key(ctx)
+        chosen = runtime.scopes.get(key) if key else None
+        if chosen is None:
+            chosen = await scope.ask(ctx.session, ctx.protocol_version, runtime.settings.namespace)
+            await runtime.run(lambda: runtime.open_scoped(chosen.namespace))
+            if key:
+                runtime.remember_scope(key, chosen)
+            if chosen.root is not None:
+                log.info("a session works in %s", chosen.note)
+            elif not runtime.told_default:
+                runtime.told_default = True  # said once per process, not once per session
+                log.warning("%s (set MEMTIERS_NAMESPACE, or a URL /mcp/<namespace>, to name one)", chosen.note)
+        token = CURRENT_SCOPE.set(chosen)
+        try:
+            return await call_next(ctx)
+        finally:
+            CURRENT_SCOPE.reset(token)
+
+
+def _session_key(ctx: Any) -> str | None:
+    """What identifies the client session: its Mcp-Session-Id over HTTP, the one client of stdio; None for a
+    modern-era HTTP request, which belongs to no session."""
+    request = getattr(ctx, "request", None)
+    if request is None:
+        return "stdio"
+    sid = request.headers.get("mcp-session-id")
+    return f"http:{sid}" if sid else None
+
+
+def _named_by_url(ctx: Any) -> bool:
+    path = getattr(getattr(ctx, "request", None), "url", None)
+    return path is not None and path.path.rstrip("/").count("/") >= 2  # /mcp/<namespace>
 
 
 def build_server(
@@ -92,7 +144,7 @@ def build_server(
         version="0.1.0",
         lifespan=lifespan,
         subscriptions=bus,
-        middleware=[_FirstRequest(runtime)],
+        middleware=[_FirstRequest(runtime), _ScopeByRoots(runtime)],
     )
     tools.register(server, runtime)
     prompts.register(server)
@@ -109,7 +161,8 @@ def build_server(
             entries = await runtime.run(runtime.memory.profile)
         except MemtiersError as exc:
             raise ResourceError(message(exc)) from exc
-        return render(entries) or "(the profile is empty)"
+        body = render(entries) or "(the profile is empty)"
+        return _with_scope(body)
 
     async def subscribe(ctx: ServerRequestContext[Any], params: SubscribeRequestParams) -> EmptyResult:
         if str(params.uri) == PROFILE_URI:
@@ -124,6 +177,13 @@ def build_server(
     lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, subscribe)
     lowlevel.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, unsubscribe)
     return server
+
+
+def _with_scope(body: str) -> str:
+    """The profile, led by the namespace when a session's roots picked it (clients left in the configured one read
+    it unchanged: the log and the web page say why, once)."""
+    chosen = CURRENT_SCOPE.get()
+    return body if chosen is None or chosen.root is None else f"({chosen.note})\n{body}"
 
 
 def serve(settings: Settings) -> int:

@@ -113,13 +113,26 @@ class Namespaces:
                 log.info("namespace %r opened over HTTP", name)
         return self._open[name]
 
+    def scope_note(self, name: str) -> str | None:
+        """For the web page: how clients came to work in namespace `name`, when their roots picked it."""
+        for runtime in self._runtimes.values():
+            for chosen in runtime.scopes.values():
+                if chosen.namespace == name and chosen.root:
+                    return (
+                        f"Picked from the workspace root {chosen.root} a client reported (its host names no namespace)."
+                    )
+        if name == self.settings.namespace and not self.settings.namespace_named:
+            return "Clients whose host names no namespace and that report no workspace root work here."
+        return None
+
     async def runtime(self, name: str) -> Runtime:
         """The running state of namespace `name` (its memory, clock, listeners), opening it the first time."""
         await self.manager(name)
         return self._runtimes[name]
 
     async def _serve(self, name: str, *, task_status: Any) -> None:
-        settings = self.settings.for_namespace(name)
+        # Plain /mcp serves the configured namespace, which clients' roots may rescope when the config names none.
+        settings = self.settings if name == self.settings.namespace else self.settings.for_namespace(name)
         runtime = Runtime(settings, InMemorySubscriptionBus(), embedder=self.embedder)
         self._runtimes[name] = runtime
         server = build_server(settings, embedder=self.embedder, runtime=runtime)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -14,6 +16,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.subscriptions import ResourceUpdated
 
 from server import release_free_memory
+from server.scope import Scope
 from server.settings import Settings
 from tiers.embedder import FastEmbedder
 from tiers.errors import MemtiersError
@@ -25,6 +28,10 @@ from tiers.privacy import open_private
 log = logging.getLogger("memtiers")
 PROFILE_URI = "memory://profile"
 T = TypeVar("T")
+# The scope of the request being served, set by the middleware that picks a session's namespace from its roots
+# (server/app.py); unset, the runtime's own namespace. Worker threads see it: anyio copies the context to them.
+SESSIONS_KEPT = 4_096
+CURRENT_SCOPE: ContextVar[Scope | None] = ContextVar("memtiers_scope", default=None)
 
 
 def utcnow() -> datetime:
@@ -46,18 +53,45 @@ class Runtime:
         self.bus = bus
         self.clock = clock
         self._memory: Memory | None = None
+        self._scoped: dict[str, Memory] = {}  # namespaces picked from clients' roots, opened on first use
+        # The scope of each client session (its Mcp-Session-Id over HTTP; the one stdio client), newest last.
+        self.scopes: OrderedDict[str, Scope] = OrderedDict()
+        self.told_default = False  # whether the log has said that clients without roots work in the default one
         self.embedder: FastEmbedder | None = embedder
         self.first_request = asyncio.Event()
         self.legacy_listeners: set[Any] = set()
-        self._profile_stamp: tuple[int, int] | None = None
+        self._profile_stamp: dict[str, tuple[int, int] | None] = {}
         self.last_sweep: SweepReport | None = None
         self._serving = contextlib.ExitStack()
 
     @property
     def memory(self) -> Memory:
+        """The memory of the namespace this request works in (CURRENT_SCOPE), else of this runtime's own."""
         if self._memory is None:
             raise RuntimeError("the server is not running")
-        return self._memory
+        scope = CURRENT_SCOPE.get()
+        if scope is None or scope.namespace == self.settings.namespace:
+            return self._memory
+        return self._scoped[scope.namespace]
+
+    def remember_scope(self, session: str, scope: Scope) -> None:
+        """Keep the scope of a session; the oldest sessions' are dropped past SESSIONS_KEPT (they ask again)."""
+        self.scopes[session] = scope
+        while len(self.scopes) > SESSIONS_KEPT:
+            self.scopes.popitem(last=False)
+
+    def memories(self) -> list[Memory]:
+        """Every open memory: this runtime's namespace and those picked from clients' roots."""
+        return [m for m in (self._memory, *self._scoped.values()) if m is not None]
+
+    def open_scoped(self, namespace: str) -> None:
+        """Open the memory of a namespace picked from a client's roots, beside this runtime's own (once)."""
+        if namespace == self.settings.namespace or namespace in self._scoped:
+            return
+        settings = self.settings.for_namespace(namespace)
+        assert self.embedder is not None
+        self._serving.enter_context(serving_lock(settings.folder))
+        self._scoped[namespace] = Memory(settings.folder, self.embedder, settings.memory)
 
     def open(self) -> None:
         open_private(self.settings.home)  # the whole data folder, the model cache included
@@ -66,12 +100,13 @@ class Runtime:
         self._memory = Memory(self.settings.folder, self.embedder, self.settings.memory)
         # Held while the server runs: `memtiers reembed` refuses to swap the model under it.
         self._serving.enter_context(serving_lock(self.settings.folder))
-        self._profile_stamp = self._stamp()
+        self._profile_stamp[str(self._memory.hot.path)] = self._stamp()
 
     def close(self) -> None:
-        if self._memory is not None:
-            self._memory.close()
-            self._memory = None
+        for memory in self.memories():
+            memory.close()
+        self._memory = None
+        self._scoped.clear()
         self._serving.close()
 
     async def run(self, work: Callable[[], T]) -> T:
@@ -109,6 +144,12 @@ class Runtime:
             await self.sweep_once()
 
     async def sweep_once(self) -> SweepReport | None:
+        """One sweep of every open memory; the report of this runtime's own namespace."""
+        for scoped in list(self._scoped.values()):
+            try:
+                await self.run(lambda m=scoped: m.sweep(self.clock()))  # type: ignore[misc]
+            except Exception:
+                log.exception("sweep of %s failed", scoped.folder)
         try:
             report = await self.run(lambda: self.memory.sweep(self.clock()))
         except MemtiersError as exc:
@@ -133,10 +174,10 @@ class Runtime:
 
     async def notify_if_profile_changed(self) -> None:
         """Tell subscribed clients, of both protocol eras, that the profile changed."""
-        stamp = self._stamp()
-        if stamp == self._profile_stamp:
+        stamp, path = self._stamp(), str(self.memory.hot.path)
+        if stamp == self._profile_stamp.get(path):
             return
-        self._profile_stamp = stamp
+        self._profile_stamp[path] = stamp
         await self.bus.publish(ResourceUpdated(uri=PROFILE_URI))
         for session in list(self.legacy_listeners):
             try:

@@ -59,6 +59,7 @@ class Settings:
 
     home: Path
     namespace: str = "default"
+    namespace_named: bool = True  # False: the config names none, so a client's roots may pick it (server/scope.py)
     embed_model: str = DEFAULT_MODEL
     sweep_interval: float = 600.0
     hot_cap_tokens: int = 1_000
@@ -112,7 +113,7 @@ class Settings:
 
     def for_namespace(self, namespace: str) -> Settings:
         """The same settings for another namespace of the same data folder."""
-        return replace(self, namespace=check_namespace(namespace))
+        return replace(self, namespace=check_namespace(namespace), namespace_named=True)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -123,6 +124,7 @@ class Settings:
         values: dict[str, object] = {
             "home": Path(env.get("MEMTIERS_HOME") or default_home(env)).expanduser(),
             "namespace": namespace,
+            "namespace_named": bool(env.get("MEMTIERS_NAMESPACE")),
             "embed_model": env.get("MEMTIERS_EMBED_MODEL") or DEFAULT_MODEL,
             "sweep_interval": _number(env, "MEMTIERS_SWEEP_INTERVAL", 600.0, float),
             "hot_cap_tokens": cap,

@@ -158,7 +158,7 @@ class Pages:
             values = await runtime.run(lambda: work(runtime))
         except MemtiersError as exc:
             values, said = {}, [*said, message(exc)]
-        scope = getattr(runtime, "scope_note", None)
+        scope = self.namespaces.scope_note(ns)
         return self.render(
             f"{view}.html",
             view=view,

@@ -95,6 +95,7 @@ def test_a_person_logs_in_with_the_token_and_sees_the_profile_the_agent_carries(
     assert page.locator("input[aria-label='value of name']").input_value() == "Ada"
     assert "name: Ada" in page.locator("pre.agent").inner_text()
     assert page.locator("svg.chart").count() == 1
+    assert "names no namespace" in page.locator(".scope").inner_text()  # no MEMTIERS_NAMESPACE: roots may rescope
     cookie = next(c for c in page.context.cookies() if c["name"] == "memtiers_session")
     assert (cookie["httpOnly"], cookie["sameSite"]) == (True, "Strict")
     assert TOKEN not in json.dumps(page.context.cookies())
