@@ -216,7 +216,7 @@ class FastEmbedder:
 
     def _open_packaged(self, recipe: str) -> Any:
         folder = packaged_model_folder(self._cache_dir or Path.home() / ".cache" / "memtiers", recipe)
-        return PackagedModel(folder, self._threads)
+        return PackagedModel(folder, self._threads, by_length=recipe == graphs.DOCUMENTS)
 
 
 def packaged_model_folder(cache_dir: Path, recipe: str = graphs.DOCUMENTS) -> Path:
