@@ -197,15 +197,18 @@ def serve(settings: Settings) -> int:
 
     async def run() -> None:
         async with anyio.create_task_group() as group:
+            # Windows has no asyncio signal handlers: there Ctrl+C is Python's KeyboardInterrupt, and a
+            # host that stops the server closes its stdin or ends the process.
+            if sys.platform != "win32":
 
-            async def watch_signals() -> None:
-                with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-                    async for number in signals:
-                        stopped_by.append(number)
-                        group.cancel_scope.cancel()
-                        return
+                async def watch_signals() -> None:
+                    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+                        async for number in signals:
+                            stopped_by.append(number)
+                            group.cancel_scope.cancel()
+                            return
 
-            group.start_soon(watch_signals)
+                group.start_soon(watch_signals)
             await server.run_stdio_async()
             group.cancel_scope.cancel()
 

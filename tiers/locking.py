@@ -1,13 +1,13 @@
 """A lock shared by every process and thread that opens the same data folder; every wait is bounded.
 
 A process holding a lock exclusively writes its pid into the lock file, so one that gives up waiting
-can name the holder. The kernel drops a flock when its holder dies, so a lock is never stale; a pid
+can name the holder. The locks are the operating system's (flock on Linux and macOS, LockFileEx on
+Windows, through portalocker), which it drops when their holder dies, so a lock is never stale; a pid
 left in the file by a killed holder is overwritten by the next one.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import threading
 import time
@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
+
+import portalocker
 
 from tiers.errors import LockTimeout, StorageError
 
@@ -27,7 +29,7 @@ _held = threading.local()
 
 @contextmanager
 def file_lock(path: Path, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
-    """Exclusive lock on `path` across processes (flock) and threads; re-entrant within a thread.
+    """Exclusive lock on `path` across processes and threads; re-entrant within a thread.
 
     Raises LockTimeout, naming the file and its holder, when it is not had within `timeout` seconds.
     """
@@ -49,7 +51,7 @@ def file_lock(path: Path, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
             return
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a+") as handle:
-            _acquire(handle, path, fcntl.LOCK_EX, deadline, timeout)
+            _acquire(handle, path, True, deadline, timeout)
             depth[key] = 1
             try:
                 yield
@@ -69,42 +71,53 @@ def shared_lock(path: Path, exclusive: bool = False, timeout: float = DEFAULT_TI
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+") as handle:
-        _acquire(handle, path, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH, time.monotonic() + timeout, timeout)
+        _acquire(handle, path, exclusive, time.monotonic() + timeout, timeout)
         try:
             yield
         finally:
-            _release(handle) if exclusive else fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            _release(handle) if exclusive else portalocker.unlock(handle)
 
 
-def _acquire(handle: IO[str], path: Path, operation: int, deadline: float, timeout: float) -> None:
-    """flock without blocking, retried with a growing pause (1 to 50 ms) until `deadline`."""
+def _acquire(handle: IO[str], path: Path, exclusive: bool, deadline: float, timeout: float) -> None:
+    """Lock without blocking, retried with a growing pause (1 to 50 ms) until `deadline`."""
     pause = 0.001
-    while True:
-        try:
-            fcntl.flock(handle.fileno(), operation | fcntl.LOCK_NB)
-            break
-        except BlockingIOError:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise LockTimeout(_busy(path, timeout, *_holder(path))) from None
-            time.sleep(min(pause, left))
-            pause = min(pause * 2, 0.05)
-    if operation == fcntl.LOCK_EX:
+    while not _try_lock(handle, exclusive):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise LockTimeout(_busy(path, timeout, *_holder(path)))
+        time.sleep(min(pause, left))
+        pause = min(pause * 2, 0.05)
+    if exclusive:
         handle.seek(0)
         handle.truncate()
         handle.write(f"{os.getpid()}\n")
         handle.flush()
 
 
+def _try_lock(handle: IO[str], exclusive: bool) -> bool:
+    """Take the lock on `handle` at once if it is free: False when another holds it, StorageError if locking fails."""
+    flags = portalocker.LockFlags.EXCLUSIVE if exclusive else portalocker.LockFlags.SHARED
+    try:
+        portalocker.lock(handle, flags | portalocker.LockFlags.NON_BLOCKING)
+    except portalocker.AlreadyLocked:
+        return False
+    except portalocker.LockException as exc:
+        raise StorageError(f"cannot lock {handle.name}: {exc}") from exc
+    return True
+
+
 def _release(handle: IO[str]) -> None:
     handle.seek(0)
     handle.truncate()
     handle.flush()
-    fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    portalocker.unlock(handle)
 
 
 def _holder(path: Path) -> tuple[int | None, str]:
-    """The pid written by the exclusive holder, and what that process is, as far as can be told cheaply."""
+    """The pid written by the exclusive holder, and what that process is, as far as can be told cheaply.
+
+    Where locks are mandatory (Windows) the locked file cannot be read, and the holder goes unnamed.
+    """
     try:
         pid = int(path.read_text().split()[0])
     except (OSError, ValueError, IndexError):
@@ -131,14 +144,14 @@ def serving_lock(folder: Path, exclusive: bool = False) -> Iterator[None]:
     path = folder / "serving.lock"
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+") as handle:
-        try:
-            fcntl.flock(handle.fileno(), (fcntl.LOCK_EX | fcntl.LOCK_NB) if exclusive else fcntl.LOCK_SH)
-        except BlockingIOError:
+        if not exclusive:  # a server waits for a running reembed to finish, however long it takes
+            portalocker.lock(handle, portalocker.LockFlags.SHARED)
+        elif not _try_lock(handle, exclusive=True):
             raise StorageError(
                 f"a memtiers server (or another reembed) is using {folder}; stop it (quit the hosts that started "
                 "it) and run this again"
-            ) from None
+            )
         try:
             yield
         finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            portalocker.unlock(handle)

@@ -1,4 +1,4 @@
-"""The data folder is private to its user: folders 0700, files 0600, the files LanceDB and SQLite create included.
+"""The data folder is private to its user: on POSIX folders 0700, files 0600, those LanceDB and SQLite make included.
 
 LanceDB writes its own files from its own threads, so the only way they are private from the moment
 they exist is the process umask: opening a data folder tightens it to 0o077 (never loosens it), for
@@ -30,10 +30,12 @@ def private_umask() -> int:
 def tighten(folder: Path) -> list[Path]:
     """Remove every permission of group and others under `folder` (itself included); return what was changed.
 
-    Symbolic links are not followed: what they point to is not memtiers' to change.
+    Symbolic links are not followed: what they point to is not memtiers' to change. Elsewhere than
+    POSIX (Windows) modes are not permissions: who may read is the folder's ACL, inherited from the
+    user's profile, and nothing is changed here.
     """
     changed: list[Path] = []
-    if not folder.exists():
+    if os.name != "posix" or not folder.exists():
         return changed
     for path in [folder, *folder.rglob("*")]:
         try:

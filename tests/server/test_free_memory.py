@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -33,3 +34,27 @@ def test_memory_freed_after_the_first_reads_goes_back_to_the_system() -> None:
     done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True, env=os.environ)
     before, after = map(float, done.stdout.split())
     assert before - after > 100, (before, after)  # of ~200 MB freed, most is returned
+
+
+@pytest.mark.anyio
+async def test_long_blocking_work_is_followed_by_giving_memory_back_and_a_short_call_is_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pure logic (which calls trim): the trim itself is the test above."""
+    from mcp.server.subscriptions import InMemorySubscriptionBus
+
+    from server import runtime as runtime_module
+    from server.settings import Settings
+
+    trims: list[int] = []
+    monkeypatch.setattr(runtime_module, "release_free_memory", lambda: trims.append(1))
+    runtime = runtime_module.Runtime(
+        Settings.from_env({"MEMTIERS_HOME": str(tmp_path / "home")}), InMemorySubscriptionBus()
+    )
+
+    monkeypatch.setattr(runtime_module, "LONG_WORK_S", 3600.0)
+    assert await runtime.run(lambda: 41 + 1) == 42
+    assert trims == []
+    monkeypatch.setattr(runtime_module, "LONG_WORK_S", 0.0)  # every call counts as long
+    assert await runtime.run(lambda: "done") == "done"
+    assert trims == [1]

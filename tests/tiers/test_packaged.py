@@ -74,3 +74,20 @@ def test_a_process_embedding_with_the_packaged_model_never_imports_fastembed(mod
 
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("batch_size", [64, 3])
+def test_memories_run_by_length_get_the_vectors_they_get_alone_in_the_order_given(
+    model_cache: Path, batch_size: int
+) -> None:
+    folder = packaged_model_folder(model_cache, graphs.DOCUMENTS)
+    texts = _texts()
+    by_length = PackagedModel(folder, by_length=True)
+
+    batched = np.asarray(list(by_length.embed(texts, batch_size)), dtype=np.float32)
+    alone = np.asarray([next(iter(by_length.embed([text]))) for text in texts], dtype=np.float32)
+    in_order = np.asarray(list(PackagedModel(folder).embed(texts, batch_size)), dtype=np.float32)
+
+    assert batched.shape == (len(texts), 384)
+    assert np.array_equal(batched, alone)  # a stored vector does not depend on what it was imported with
+    assert np.array_equal(batched, in_order)
