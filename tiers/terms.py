@@ -11,6 +11,8 @@ from datetime import date, datetime, timedelta
 
 from py_rust_stemmers import SnowballStemmer
 
+from tiers import languages
+
 _WORD = re.compile(r"\w+")
 _STEMMER = SnowballStemmer("english")
 # Function words carry no topic; the list is the usual English one, shortened.
@@ -53,8 +55,13 @@ _DATE_TERM = re.compile(DATE_TERM_PATTERN)
 
 
 def words(text: str) -> list[str]:
-    """Lower-cased, stemmed words of `text` without stop words."""
-    found = [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
+    """Lower-cased, stemmed words of `text` without stop words, in any script (tiers/languages.py)."""
+    if not text.isascii():
+        return languages.words(text, _STEMMER, STOP_WORDS)
+    every = _WORD.findall(text.lower())
+    if languages.latin_language(every, STOP_WORDS) is not None:  # Spanish, German... written without accents
+        return languages.words(text, _STEMMER, STOP_WORDS)
+    found = [w for w in every if w not in STOP_WORDS]
     return list(_STEMMER.stem_words(found)) if found else []
 
 

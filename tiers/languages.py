@@ -1,0 +1,208 @@
+"""The words of a text in any script: CJK as character bigrams, accents folded, stemmed only in a known language.
+
+English is not handled here: `terms.words` keeps its own path for it, so English ranks exactly as before.
+A text's language is told by its script, and for Latin script by a vote of function words (Spanish,
+German, French, Portuguese, Italian against English): a text with no vote is taken as English, since
+short English queries ("peanut allergy") carry no function words. Chinese, Japanese and Korean runs are
+split into overlapping character bigrams (a lone character is kept as itself), as Lucene's CJK analyzer
+does, since those scripts put no spaces between words.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+from py_rust_stemmers import SnowballStemmer
+
+# Function words of the Latin-script languages told apart; words that are also common English ("a", "in",
+# "on", "me", "die", "son") are left out so that an English text never votes for another language.
+_LATIN_STOP = {
+    "es": """el la los las lo un una unos unas del al y o pero que de en con por para sin sobre mi mis tu tus su sus
+        nuestro nuestra es son fue era soy eres somos estoy esta estas este esto estos esas ese esa eso hay muy mas
+        cual cuales donde cuando como quien quienes porque tengo tiene tienen tenia tuve hace se le les nos yo ella
+        ellos ellas usted cuantos cuanta cuanto ya tambien solo""",
+    "de": """der das dem den des ein eine einer eines einem einen und oder aber dass ist sind war waren bin bist
+        hat habe haben hatte ich du er sie es wir ihr mein meine meinem meinen meiner dein deine sein seine unser
+        nicht kein keine mit von zu zum zur bei nach aus auf fur uber wie wo wann warum welche welcher welches wer
+        was auch noch schon sehr nur hier dort heisst""",
+    "fr": """de le la les un une des du et ou mais que qui quoi est sont suis es sommes etait ete avait ai avez avons
+        je tu il elle nous vous ils elles mon ma mes ton ta tes son sa ses notre nos votre vos leur leurs ce cette
+        ces dans pour par avec sans sur au aux pas ne plus tres quel quelle quels quelles ou quand comment pourquoi
+        combien aussi deja chez""",
+    "pt": """o os as um uma uns umas do da dos das e ou mas que de em no na nos nas com por para sem sobre meu minha
+        meus minhas seu sua seus suas nosso nossa e sao foi era sou estou esta estao tem tenho tinha ja muito mais
+        qual quais onde quando como quem porque voce ele ela eles elas nao tambem""",
+    "it": """il lo la gli le un una uno del della dei delle dello e o ma che di da in con per su tra fra mio mia miei
+        mie tuo tua suo sua nostro nostra sono sei siamo era ero ho hai ha abbiamo hanno non piu molto qual quale
+        dove quando come chi perche anche gia io lui lei noi voi loro questo questa quello quella""",
+}
+_LATIN_STOPS = {lang: frozenset(text.split()) for lang, text in _LATIN_STOP.items()}
+# Function words that are also English words: never voted by, but left out once the language is known.
+_ALSO = {"es": "a no me te se", "de": "in an am im die so", "fr": "a en on", "pt": "a no me se", "it": "a no"}
+_DROPPED = {lang: stops | frozenset(_ALSO[lang].split()) for lang, stops in _LATIN_STOPS.items()}
+_LATIN_STEMMER = {"es": "spanish", "de": "german", "fr": "french", "pt": "portuguese", "it": "italian"}
+_RUSSIAN_STOP = frozenset(
+    """и в во не что он на я с со как а то все она так его но да ты к у же вы за бы по только ее мне было вот от
+    меня еще нет о из ему теперь когда даже ну ли если уже или ни быть был была были него до вас нибудь опять уж
+    вам ведь там потом себя ничего ей может они тут где есть надо ней для мы тебя их чем сам чтобы без будто чего
+    раз тоже себе под будет тогда кто этот того потому этого какой совсем ним здесь этом один почти мой моя мою
+    мое мои моего моей тем чтоб нее сейчас были куда зачем всех никогда можно при наконец два об другой хоть
+    после над больше тот через эти нас про всего них какая много разве три эту впрочем хорошо свою этой перед
+    иногда лучше чуть том нельзя такой им более всегда конечно всю между это как зовут сколько""".split()  # noqa: SIM905
+)
+_NOT_RUSSIAN = set("іїєґўђјљњћџѓќѕ")  # letters of Ukrainian, Belarusian, Serbian, Macedonian, not of Russian
+_ARABIC_STOP = frozenset(
+    """في من على إلى الى عن مع هذا هذه ذلك تلك التي الذي الذين هو هي هم أنا انا نحن أنت انت كان كانت يكون ما
+    ماذا متى أين اين كيف لماذا هل كم أي اي أو او ثم لا لم لن قد كل بعض عند بين بعد قبل حتى إن ان أن""".split()  # noqa: SIM905
+)
+_NOT_ARABIC = set("پچژگکیٹڈڑںےھ")  # letters of Persian and Urdu, not of Arabic
+_GREEK_STOP = frozenset(
+    """ο η το οι τα του της των τον την τη στο στη στην στον στα μου σου μας σας και σε με για απο που ειναι
+    ποιο ποια ποιος τι πως ποτε ενα μια ενας θα να δεν""".split()  # noqa: SIM905
+)
+_STEMMERS: dict[str, SnowballStemmer] = {}
+
+
+def _stemmer(language: str) -> SnowballStemmer:
+    if language not in _STEMMERS:
+        _STEMMERS[language] = SnowballStemmer(language)
+    return _STEMMERS[language]
+
+
+def _mark_ranges() -> str:
+    """A character class body of every combining mark, so a word is not cut at one (Arabic vowels, Hindi signs)."""
+    out, start, last = [], -1, -2
+    for code in range(0x0300, 0x10000):
+        if unicodedata.category(chr(code)).startswith("M"):
+            if code != last + 1:
+                if start >= 0:
+                    out.append((start, last))
+                start = code
+            last = code
+    out.append((start, last))
+    return "".join(f"\\u{a:04x}-\\u{b:04x}" if a != b else f"\\u{a:04x}" for a, b in out)
+
+
+_TOKEN = re.compile(f"[\\w{_mark_ranges()}]+")
+# Han (with extensions and compatibility forms), kana, Hangul: the scripts written without spaces.
+_CJK = (
+    "\u2e80-\u2fdf\u3005\u3007\u3021-\u3029\u3040-\u309f\u30a0-\u30ff\u3100-\u312f\u3130-\u318f\u31a0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uff9f\u1100-\u11ff"
+    "\U00020000-\U0003134f"
+)
+_CJK_RUN = re.compile(f"[{_CJK}]+|[^{_CJK}]+")
+_IS_CJK = re.compile(f"[{_CJK}]")
+_FOLDED_BASES = ((0x0041, 0x024F), (0x1E00, 0x1EFF), (0x0370, 0x03FF), (0x1F00, 0x1FFF), (0x0590, 0x06FF))
+
+
+def _folds(base: str) -> bool:
+    """Whether marks on `base` are dropped: Latin accents, Greek tonos, Hebrew points and Arabic vowel signs,
+    which writers put or leave out at will. Other marks are parts of letters (kana voicing, Cyrillic й)."""
+    code = ord(base)
+    return any(low <= code <= high for low, high in _FOLDED_BASES)
+
+
+def fold(text: str) -> str:
+    """`text` case-folded, width-normalised (NFKC) and without the accents a writer may leave out."""
+    decomposed = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", text).casefold())
+    kept: list[str] = []
+    base = " "
+    for char in decomposed:
+        if unicodedata.combining(char):
+            if _folds(base):
+                continue
+        else:
+            base = char
+        kept.append(char)
+    return (
+        unicodedata.normalize("NFC", "".join(kept)).replace("\u0640", "").replace("ё", "е")
+    )  # Arabic stretching, Russian ё as е
+
+
+def is_cjk(char: str) -> bool:
+    return _IS_CJK.match(char) is not None
+
+
+def bigrams(run: str) -> list[str]:
+    """Overlapping character pairs of a CJK run; a single character stands alone."""
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def latin_language(found: Iterable[str], english_stop: frozenset[str]) -> str | None:
+    """The language of lower-cased, folded Latin-script words by a vote of function words; None for English
+    or no vote (a language needs two votes and more than English's)."""
+    counts = dict.fromkeys(_LATIN_STOPS, 0)
+    english = 0
+    for word in found:
+        english += word in english_stop
+        for lang, stops in _LATIN_STOPS.items():
+            counts[lang] += word in stops
+    lang, votes = max(counts.items(), key=lambda item: item[1])
+    return lang if votes >= 2 and votes > english else None
+
+
+def _script(word: str) -> str:
+    code = ord(word[0])
+    if code < 0x0250 or 0x1E00 <= code <= 0x1EFF:
+        return "latin"
+    if 0x0370 <= code <= 0x03FF or 0x1F00 <= code <= 0x1FFF:
+        return "greek"
+    if 0x0400 <= code <= 0x052F:
+        return "cyrillic"
+    if 0x0600 <= code <= 0x06FF or 0x0750 <= code <= 0x077F:
+        return "arabic"
+    return "other"
+
+
+def split(text: str) -> tuple[list[str], list[str]]:
+    """(the words of `text` folded, in order, CJK runs as bigrams; its Latin-script words alone)."""
+    out: list[str] = []
+    latin: list[str] = []
+    for token in _TOKEN.findall(fold(text)):
+        for run in _CJK_RUN.findall(token):
+            if is_cjk(run[0]):
+                out += bigrams(run)
+            else:
+                out.append(run)
+                if _script(run) == "latin":
+                    latin.append(run)
+    return out, latin
+
+
+def words(text: str, english: SnowballStemmer, english_stop: frozenset[str]) -> list[str]:
+    """The stemmed words of a text in any script, without function words; English words as terms.py makes them."""
+    found, latin = split(text)
+    lang = latin_language(latin, english_stop)
+    latin_stop = _DROPPED[lang] if lang else english_stop
+    latin_stemmer = _stemmer(_LATIN_STEMMER[lang]) if lang else english
+    cyrillic = [w for w in found if _script(w) == "cyrillic"]
+    russian = bool(cyrillic) and not _NOT_RUSSIAN.intersection("".join(cyrillic))
+    russian = russian and (
+        any(w in _RUSSIAN_STOP for w in cyrillic) or bool(set("ыэъ").intersection("".join(cyrillic)))
+    )
+    arabic = not _NOT_ARABIC.intersection(text)
+    out: list[str] = []
+    for word in found:
+        if is_cjk(word[0]):
+            out.append(word)
+            continue
+        script = _script(word)
+        if script == "latin":
+            if word not in latin_stop:
+                out.append(latin_stemmer.stem_word(word))
+        elif script == "cyrillic":
+            if word not in _RUSSIAN_STOP or not russian:
+                out.append(_stemmer("russian").stem_word(word) if russian else word)
+        elif script == "arabic":
+            if word not in _ARABIC_STOP or not arabic:
+                out.append(_stemmer("arabic").stem_word(word) if arabic else word)
+        elif script == "greek":
+            if word not in _GREEK_STOP:
+                out.append(_stemmer("greek").stem_word(word))
+        else:
+            out.append(word)
+    return out
