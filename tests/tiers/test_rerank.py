@@ -29,7 +29,7 @@ AROUND = [
     "Melanie does the grocery shopping on Saturdays",
     "Melanie bought a new car last spring",
     "Melanie's sister visited in June",
-    "Melanie said her manager adds stress by changing plans",
+    "Melanie said the stress of her tax return ruined her week",
 ]
 QUESTION = "What hobby helps Melanie calm down?"
 BASE = datetime(2024, 1, 1, tzinfo=UTC)
