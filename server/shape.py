@@ -93,11 +93,19 @@ def entry_data(entry: Entry) -> dict[str, Any]:
 
 
 def profile_view(
-    entries: dict[str, Entry], cap: int, candidates: Sequence[dict[str, Any]]
+    entries: dict[str, Entry],
+    cap: int,
+    candidates: Sequence[dict[str, Any]],
+    flags: dict[str, dict[str, Any]] | None = None,
 ) -> tuple[str, dict[str, Any]]:
     body = render(entries)
     tokens = tokens_of(body)
     text = (body or "(the profile is empty)") + f"\n({tokens}/{cap} tokens)"
+    flags = flags or {}
+    for key, flag in sorted(flags.items()):
+        text += f"\n{key} may be out of date: {flag['by']} says {flag['said']!r}"
+    if flags:
+        text += "\n(confirm with profile set {key: new value}, the old kept as history; or profile dismiss [key])"
     if candidates:
         text += "\ncandidates for the profile (promote with a key): " + ", ".join(
             c["id"] + (f" as {c['key']}" if c.get("key") else "") for c in candidates
@@ -107,6 +115,7 @@ def profile_view(
         "tokens": tokens,
         "cap_tokens": cap,
         "candidates": list(candidates),
+        "flagged": flags,
     }
     return text, data
 

@@ -139,14 +139,21 @@ def register(server: MCPServer, runtime: Runtime) -> None:
         unset: Annotated[list[str] | None, Field(description="Keys to remove (kept in warm as history).")] = None,
         pin: Annotated[list[str] | None, Field(description="Keys never demoted for being unused.")] = None,
         unpin: Annotated[list[str] | None, Field(description="Keys to unpin.")] = None,
+        dismiss: Annotated[
+            list[str] | None,
+            Field(description="Flagged keys to keep as they are (a newer memory does not update them)."),
+        ] = None,
     ) -> CallToolResult:
         memory = runtime.memory
+        if dismiss:
+            await call(lambda: memory.dismiss(dismiss, runtime.clock()))
         if not (set or unset or pin or unpin):
             # The candidates are read off the loop too: listing them opens the store and reads LanceDB.
-            entries, candidates = await call(lambda: (memory.profile(), memory.candidates()))
-            return _result(*shape.profile_view(entries, memory.hot.cap_tokens, candidates))
+            entries, candidates, flags = await call(lambda: (memory.profile(), memory.candidates(), memory.flags()))
+            return _result(*shape.profile_view(entries, memory.hot.cap_tokens, candidates, flags))
         change = await call(lambda: memory.set_profile(set or {}, runtime.clock(), unset or (), pin or (), unpin or ()))
-        text, data = shape.profile_view(change.entries, change.cap_tokens, change.candidates)
+        flags = await call(memory.flags)
+        text, data = shape.profile_view(change.entries, change.cap_tokens, change.candidates, flags)
         if change.demoted:
             text += f"\nold values kept in warm: {', '.join(change.demoted)}"
             data["history_ids"] = list(change.demoted)

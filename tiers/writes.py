@@ -224,7 +224,26 @@ class Writer:
                     earlier.append(Earlier(older.id, older.occurred_at, older.content))
             if earlier:
                 hints[result.id] = tuple(earlier[:HINT_SHOWN])
+        self._flag_entries(hints, records)
         return [replace(r, may_update=hints[r.id]) if r.id in hints else r for r in results]
+
+    def _flag_entries(self, hints: dict[str, tuple[Earlier, ...]], records: dict[str, Record]) -> None:
+        """A hot entry made from a memory a new one may update is flagged, and the move log says so."""
+        if not hints:
+            return
+        parts = self.parts
+        entries = parts.hot.entries()
+        moves = []
+        for rid, earlier in hints.items():
+            named = {e.id for e in earlier}
+            for key, entry in entries.items():
+                source = next((s for s in entry.sources if s in named), None)
+                if source is None:
+                    continue
+                newer = records[rid]
+                parts.flags.add(key, rid, newer.content, source, newer.created_at)
+                moves.append(Move(newer.created_at, source, "hot", "hot", "flagged", key=key, note=f"by {rid}"))
+        parts.ledger.log(moves)
 
     def write(
         self, prepared: Sequence[Prepared], now: datetime, origins: Sequence[Origin] | None = None

@@ -140,3 +140,48 @@ async def test_supersedes_naming_no_stored_memory_is_refused_and_stores_nothing(
         malformed = await client.call_tool("remember", {"content": "I live in Lisbon now", "supersedes": ["Berlin"]})
         assert malformed.is_error and "supersedes" in text(malformed)
     assert count_rows(settings.folder) == 1
+
+
+async def resource_text(client: Client) -> str:
+    read = await client.read_resource("memory://profile")
+    return "\n".join(c.text for c in read.contents if hasattr(c, "text"))
+
+
+async def test_an_update_said_without_the_key_flags_the_profile_entry_until_confirmed_or_dismissed(
+    settings: Settings,
+) -> None:
+    async with Client(build_server(settings, run_timer=False)) as client:
+        first = "I live in Berlin"
+        [home] = (await call(client, "remember", content=first, key="home.city", occurred_at="2026-01-10T09:00:00Z"))[
+            "stored"
+        ]
+        await call(client, "remember", content="Our main database is MySQL", key="project.database")
+        for note in NOTES:
+            await call(client, "remember", content=note)
+        assert "may be out of date" not in text(await client.call_tool("profile", {}))
+
+        [moved] = (await call(client, "remember", content="I moved to Lisbon last week; I live in Lisbon now"))[
+            "stored"
+        ]
+        [migrated] = (await call(client, "remember", content="We finished migrating the main database to PostgreSQL"))[
+            "stored"
+        ]
+        assert [e["id"] for e in moved["may_update"]] == [home["id"]]
+
+        shown = await client.call_tool("profile", {})
+        assert f"home.city may be out of date: {moved['id']} says 'I moved to Lisbon" in text(shown)
+        assert set(shown.structured_content["flagged"]) == {"home.city", "project.database"}
+        assert shown.structured_content["entries"]["home.city"]["value"] == first  # flagged, not changed
+        assert "(may be out of date, see `profile`: home.city, project.database)" in await resource_text(client)
+
+        # Confirmed: the entry takes the new value, the old one is kept in warm as history, the flag is gone.
+        confirmed = await call(client, "profile", set={"home.city": "Lisbon"})
+        assert confirmed["entries"]["home.city"]["value"] == "Lisbon" and confirmed["history_ids"]
+        assert set(confirmed["flagged"]) == {"project.database"}
+        # Dismissed: the entry stays as it was.
+        dismissed = await call(client, "profile", dismiss=["project.database"])
+        assert dismissed["flagged"] == {} and dismissed["entries"]["project.database"]["value"]
+        assert "may be out of date" not in await resource_text(client)
+        refused = await client.call_tool("profile", {"dismiss": ["project.database"]})
+        assert refused.is_error and "no flag on project.database" in text(refused)
+        assert migrated["may_update"]
