@@ -39,7 +39,7 @@ the budget whole is shown by its part nearest the query, marked "(excerpt: words
 1130 tokens)": recall again with a larger `max_tokens` to read it all. When what you need is not there, ask
 again with `thorough`: a slower model reads the best candidates beside your query and finds what is said in
 other words than yours. Where two hits may be the same fact at two times, the later comes first and the
-earlier is marked "(earlier: [id] of <date> may replace this)"."""
+earlier is marked "(later: [id])": that later memory may replace it."""
 
 PROFILE = """Read or change the hot profile: the few facts carried every turn (name, current project,
 preferences, hard constraints). With no arguments it returns the profile. `set` adds or changes entries

@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from tiers import blas, rerank
+from tiers import blas, rerank, updates
 from tiers import recall as ranking
 from tiers.backfill import Backfill
 from tiers.embedder import Embedder
@@ -157,7 +157,11 @@ class Memory:
 
     def rank(self, query: str, limit: int, tiers: Sequence[Tier] | None = None) -> list[ranking.Ranked]:
         """The best `limit` records for `query` as recall ranks them, counting no use."""
-        return self._search.rank(self._search.parse(query, tiers), limit)
+        search = self._search
+        ranked = search.rank(search.parse(query, tiers), max(limit, updates.WINDOW))
+        if self.settings.recall.updates and len(ranked) > 1:
+            ranked = search.later_first(query, ranked)
+        return ranked[:limit]
 
     def get(self, rid: str) -> Record:
         return self._moves.get(rid)

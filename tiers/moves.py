@@ -91,6 +91,14 @@ class Moves:
         if not mine:
             raise InvalidInput(f"{rid} has no logged move to undo")
         step = [m for m in mine if m.at == mine[0].at]
+        if step[0].rule == "supersedes":  # the agent's confirmed update: the record is current again
+            with self.parts.locked():
+                self.parts.store.update([record], {"superseded_by": None, "superseded_at": None})
+            tier = record.tier.value
+            self.parts.ledger.log([Move(now, rid, tier, tier, UNDO, note=f"no longer superseded ({step[0].note})")])
+            return Undone(rid, record.tier, ("no longer superseded",), step[0].rule)
+        if step[0].rule in ("flagged", "dismissed"):
+            raise InvalidInput(f"the last step of {rid} is a profile flag: answer it with profile set or dismiss")
         done: list[str] = []
         for move in step:
             if move.dst == "hot" and move.key:

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from tiers import updates
 from tiers.embedder import piece_span
 from tiers.hot import Entry
 from tiers.pieces import piece_scores
@@ -400,7 +401,7 @@ def render_hit(hit: Ranked, grouped: bool = False) -> str:
         when = record.superseded_at.date().isoformat() if record.superseded_at else "?"
         line += f" (superseded by {record.superseded_by} on {when})"
     elif hit.later is not None:
-        line += f" (earlier: {hit.later.id} of {hit.later.occurred_at.date().isoformat()} may replace this)"
+        line += updates.mark(hit.later)
     return line
 
 

@@ -126,8 +126,10 @@ class Search:
         if len(known) < 2:
             return ranked
         records = [window[i].record for i in known]
+        said = [t for r in records for t in words(r.content)]
+        common = self.parts.store.common_terms(said, updates.COMMON_SHARE, updates.COMMON_FROM)
         placed, marks = updates.later_first(
-            records, np.stack([vectors[r.id] for r in records]), updates.asks_past(query)
+            records, np.stack([vectors[r.id] for r in records]), updates.asks_past(query), common
         )
         out = list(window)
         for place, chosen in zip(known, placed, strict=True):

@@ -432,6 +432,12 @@ class Store:
                         out[rid] = cold.codes[position].astype(np.float32) * cold.scale[position]
         return out
 
+    def common_terms(self, terms: Sequence[str], share: float, least: int) -> set[str]:
+        """The terms more than `share` of the warm rows hold, once at least `least` are: words that say nothing
+        of what one memory is about (a speaker's name on every turn)."""
+        with self.warm() as index:
+            return index.common(terms, share, least)
+
     def nearest(self, vectors: np.ndarray, k: int) -> list[list[tuple[str, float]]]:
         """For each of these unit vectors, the `k` live records nearest it by meaning in each tier, with cosines."""
         vectors = np.atleast_2d(vectors).astype(np.float32)

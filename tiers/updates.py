@@ -29,6 +29,9 @@ CLOSE = 0.6
 CLOSE_WITH_CHANGE = 0.3
 SAME = 0.98  # closer than this is the same thing said again, not an update
 WINDOW = 10  # recall's best this many hits are ordered among themselves
+# A word more than this share of the warm memories hold (once there are COMMON_FROM) is not a shared subject.
+COMMON_SHARE = 0.05
+COMMON_FROM = 100
 
 _CHANGE = re.compile(
     r"\b(?:now|new|newer|no longer|not any more|anymore|instead|moved|moving|switched|switching|changed|"
@@ -53,6 +56,13 @@ class Later:
     occurred_at: datetime
 
 
+def mark(later: Later) -> str:
+    """What the model reads after an older memory a later one among the hits may replace."""
+    # Short on purpose: the mark is paid in every budget it is shown in, and the long form ("earlier: <id> of
+    # <date> may replace this") cost LoCoMo's recall_all at 1,024 tokens 0.773 -> 0.760 where this cost nothing.
+    return f" (later: {later.id})"
+
+
 def says_change(text: str) -> bool:
     """Whether a memory says in words that something changed."""
     return bool(_CHANGE.search(text))
@@ -68,11 +78,19 @@ def when(record: Record) -> tuple[datetime, datetime]:
     return (record.occurred_at, record.created_at)
 
 
-def may_update(newer: Record, older: Record, cosine: float, newer_terms: set[str] | None = None) -> bool:
-    """Whether `newer` may be a later word on what `older` says (their vectors' cosine given)."""
+def may_update(
+    newer: Record,
+    older: Record,
+    cosine: float,
+    newer_terms: set[str] | None = None,
+    common: frozenset[str] | set[str] = frozenset(),
+) -> bool:
+    """Whether `newer` may be a later word on what `older` says (their vectors' cosine given); `common`: words
+    too common in the store to say the two share a subject."""
     if newer.id == older.id or cosine >= SAME or when(newer) <= when(older):
         return False
-    if not (newer_terms if newer_terms is not None else set(words(newer.content))) & set(words(older.content)):
+    shared = (newer_terms if newer_terms is not None else set(words(newer.content))) & set(words(older.content))
+    if not shared - common:
         return False
     if cosine >= CLOSE:
         return True
@@ -80,7 +98,7 @@ def may_update(newer: Record, older: Record, cosine: float, newer_terms: set[str
 
 
 def later_first(
-    records: Sequence[Record], vectors: np.ndarray, past: bool = False
+    records: Sequence[Record], vectors: np.ndarray, past: bool = False, common: frozenset[str] | set[str] = frozenset()
 ) -> tuple[list[int], dict[int, Later]]:
     """An order of these hits (best first) with the later word of each group of updates first, and the marks.
 
@@ -108,7 +126,7 @@ def later_first(
     for i in range(n):
         for j in range(n):
             confirmed = records[j].superseded_by == records[i].id
-            if i != j and (confirmed or may_update(records[i], records[j], float(cosines[i, j]), terms[i])):
+            if i != j and (confirmed or may_update(records[i], records[j], float(cosines[i, j]), terms[i], common)):
                 group[root(j)] = root(i)
                 linked = True
     if not linked:

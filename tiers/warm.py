@@ -532,6 +532,14 @@ class WarmIndex:
             bm25.add(scores, rows, counts, np.take(norms, rows), bm25.idf(self.live, len(rows)))
         return scores
 
+    def common(self, terms: Sequence[str], share: float, least: int) -> set[str]:
+        """The terms more than `share` of the live rows hold (none while fewer than `least` rows are live)."""
+        if self.live < least:
+            return set()
+        return {
+            t for t in dict.fromkeys(terms) if (p := self._posting(t)) is not None and len(p[0]) > share * self.live
+        }
+
     def query_weight(self, terms: Sequence[str]) -> float:
         """These terms' weight in this tier, which its BM25 scores are divided by to meet the cold tier's."""
         having = (len(p[0]) if (p := self._posting(term)) is not None else 0 for term in dict.fromkeys(terms))

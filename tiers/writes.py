@@ -170,7 +170,7 @@ class Writer:
         self, items: Sequence[MemoryIn], results: list[Stored], replaced: dict[str, Record], now: datetime
     ) -> list[Stored]:
         """Each memory the agent said a new one replaces is marked superseded by it (kept, ranked as history),
-        the new one says which it replaces in its metadata, and the move log has both."""
+        the new one says which it replaces in its metadata, and the move log has 'supersedes'."""
         if not replaced:
             return results
         parts, store = self.parts, self.parts.store
@@ -190,7 +190,7 @@ class Writer:
                     store.update([new], {"metadata": {**new.metadata, "supersedes": joined}})
                 for old in olds:
                     tier = old.tier.value
-                    moves.append(Move(now, old.id, tier, tier, "superseded", note=f"by {result.id}"))
+                    moves.append(Move(now, old.id, tier, tier, "supersedes", note=f"by {result.id}"))
                 out.append(replace(result, supersedes=tuple(old.id for old in olds)))
         parts.ledger.log(moves)
         return out
@@ -209,6 +209,8 @@ class Writer:
         batch = {r.id for r in results}
         wanted = list(dict.fromkeys(rid for found in near for rid, _ in found if rid not in batch))
         records = store.get([*wanted, *(r.id for r in asked)])
+        said = [t for r in records.values() for t in words(r.content)]
+        common = store.common_terms(said, updates.COMMON_SHARE, updates.COMMON_FROM)
         hints: dict[str, tuple[Earlier, ...]] = {}
         for result, found in zip(asked, near, strict=True):
             newer = records.get(result.id)
@@ -220,7 +222,9 @@ class Writer:
                 older = records.get(rid)
                 if older is None or rid in batch or older.superseded_by or rid in result.supersedes:
                     continue
-                if updates.may_update(newer, older, cosine, terms):
+                # Named only where the new memory says that something changed: close meaning alone named a sibling
+                # note ("the train to Riga was late" for "the train to Stockholm was late") for most new notes.
+                if updates.says_change(newer.content) and updates.may_update(newer, older, cosine, terms, common):
                     earlier.append(Earlier(older.id, older.occurred_at, older.content))
             if earlier:
                 hints[result.id] = tuple(earlier[:HINT_SHOWN])

@@ -56,6 +56,9 @@ REASONS = {
     "profile": "profile set or changed",
     "unset": "profile entry removed (kept in warm as history)",
     "superseded": "profile value replaced (the old one kept in warm)",
+    "supersedes": "replaced by a later memory the agent named (kept as history)",
+    "flagged": "a newer memory may update this profile entry",
+    "dismissed": "the flag on this profile entry was dismissed",
     "remember": "remembered with a profile key",
     "repeated": "said again, so it came back from cold",
 }
@@ -385,7 +388,10 @@ _KNOWN = {"id", "tier", "content", "score", "occurred_at", "tags", "metadata", "
 
 def _extra(hit: dict[str, Any]) -> dict[str, Any]:
     """The fields of a recall hit the page has no column for (supersession and whatever recall adds later)."""
-    return {k: v for k, v in hit.items() if k not in _KNOWN and v not in (None, "", [], {})}
+    extra = {k: v for k, v in hit.items() if k not in _KNOWN and v not in (None, "", [], {})}
+    if isinstance(later := extra.pop("later", None), dict):
+        extra["earlier"] = f"a later memory may replace this: {later['id']} of {later['occurred_at'][:10]}"
+    return extra
 
 
 def _last_moves(runtime: Runtime, ids: list[str]) -> dict[str, str]:

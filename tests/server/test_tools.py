@@ -416,10 +416,11 @@ async def test_every_tool_keeps_its_parameter_names(client: Client) -> None:
     parameters = {tool.name: list(tool.input_schema["properties"]) for tool in listed.tools}
     assert parameters == {
         "remember": [
-            "content", "tags", "metadata", "source", "occurred_at", "forget_after", "kind", "key", "memories",
+            "content", "tags", "metadata", "source", "occurred_at", "forget_after", "kind", "key", "supersedes",
+            "memories",
         ],
         "recall": ["query", "limit", "max_tokens", "tiers", "tags", "since", "until", "thorough"],
-        "profile": ["set", "unset", "pin", "unpin"],
+        "profile": ["set", "unset", "pin", "unpin", "dismiss"],  # supersedes and dismiss: added for updates
         "promote": ["id", "to", "key"],
         "forget": ["id"],
     }  # fmt: skip

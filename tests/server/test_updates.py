@@ -9,6 +9,8 @@ from mcp import Client
 from server.app import build_server
 from server.settings import Settings
 from tests.helpers import call, count_rows, text
+from tiers.embedder import FastEmbedder
+from tiers.memory import Memory
 
 pytestmark = pytest.mark.anyio
 
@@ -69,7 +71,7 @@ async def test_recall_puts_the_later_word_first_and_marks_the_earlier_one(settin
             assert hits[old]["later"]["id"] == new
             assert hits[old]["later"]["occurred_at"].startswith("2026-06-20")
             assert "later" not in hits[new]
-            assert f"(earlier: {new} of 2026-06-20 may replace this)" in text(wide)
+            assert f"(later: {new})" in text(wide)
             order = [m["id"] for m in wide.structured_content["memories"]]
             assert order.index(new) < order.index(old)
             assert hits[old]["superseded_by"] is None  # marked, never superseded by the guess alone
@@ -185,3 +187,20 @@ async def test_an_update_said_without_the_key_flags_the_profile_entry_until_conf
         refused = await client.call_tool("profile", {"dismiss": ["project.database"]})
         assert refused.is_error and "no flag on project.database" in text(refused)
         assert migrated["may_update"]
+
+
+async def test_a_confirmed_update_is_undone_and_the_earlier_memory_is_current_again(
+    settings: Settings, embedder: FastEmbedder
+) -> None:
+    async with Client(build_server(settings, run_timer=False, embedder=embedder)) as client:
+        ids = await store_story(client)
+        old, new = ids["Where do I live?"]
+        await call(client, "remember", content="I moved to Lisbon last week; I live in Lisbon now", supersedes=[old])
+    memory = Memory(settings.folder, embedder, settings.memory)  # the page's undo runs this
+    try:
+        assert memory.get(old).superseded_by == new
+        undone = memory.undo(old, memory.get(old).created_at)
+        assert undone.changes == ("no longer superseded",) and memory.get(old).superseded_by is None
+        assert [m.rule for m in memory.moves(old)][:2] == ["undo", "supersedes"]  # both steps logged
+    finally:
+        memory.close()
