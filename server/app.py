@@ -158,10 +158,12 @@ def build_server(
     )
     async def hot_profile() -> str:
         try:
-            entries = await runtime.run(runtime.memory.profile)
+            entries, flags = await runtime.run(lambda: (runtime.memory.profile(), runtime.memory.flags()))
         except MemtiersError as exc:
             raise ResourceError(message(exc)) from exc
         body = render(entries) or "(the profile is empty)"
+        if flags:  # a short marker: the agent reads the details with `profile`
+            body += "\n(may be out of date, see `profile`: " + ", ".join(sorted(flags)) + ")"
         return _with_scope(body)
 
     async def subscribe(ctx: ServerRequestContext[Any], params: SubscribeRequestParams) -> EmptyResult:

@@ -17,6 +17,12 @@ def stored_data(s: Stored) -> dict[str, Any]:
     for name in ("duplicate_of", "profile_key", "note"):
         if getattr(s, name):
             data[name] = getattr(s, name)
+    if s.supersedes:
+        data["supersedes"] = list(s.supersedes)
+    if s.may_update:
+        data["may_update"] = [
+            {"id": e.id, "occurred_at": iso(e.occurred_at), "content": e.content} for e in s.may_update
+        ]
     return data
 
 
@@ -30,7 +36,15 @@ def stored_text(stored: Sequence[Stored]) -> str:
             line += f" (profile key {s.profile_key})"
         if s.note:
             line += f" ({s.note})"
+        if s.supersedes:
+            line += f" (replaces {', '.join(s.supersedes)}, kept as history)"
         lines.append(line)
+        for e in s.may_update:
+            said = " ".join(e.content.split())
+            said = said if len(said) <= 160 else said[:157] + "..."
+            lines.append(f"  may update {e.id} of {e.occurred_at.date().isoformat()}: {said}")
+        if s.may_update:
+            lines.append("  (if it does, remember this again with supersedes=[id]; the earlier one is kept as history)")
     return "\n".join(lines)
 
 
@@ -57,6 +71,8 @@ def _hit_data(hit: Ranked) -> dict[str, Any]:
         "source": record.source,
         "superseded_by": record.superseded_by,
     }
+    if hit.later is not None:
+        data["later"] = {"id": hit.later.id, "occurred_at": iso(hit.later.occurred_at)}
     if cut is not None:
         data["excerpt"] = {
             "first_word": cut.first,
@@ -77,11 +93,19 @@ def entry_data(entry: Entry) -> dict[str, Any]:
 
 
 def profile_view(
-    entries: dict[str, Entry], cap: int, candidates: Sequence[dict[str, Any]]
+    entries: dict[str, Entry],
+    cap: int,
+    candidates: Sequence[dict[str, Any]],
+    flags: dict[str, dict[str, Any]] | None = None,
 ) -> tuple[str, dict[str, Any]]:
     body = render(entries)
     tokens = tokens_of(body)
     text = (body or "(the profile is empty)") + f"\n({tokens}/{cap} tokens)"
+    flags = flags or {}
+    for key, flag in sorted(flags.items()):
+        text += f"\n{key} may be out of date: {flag['by']} says {flag['said']!r}"
+    if flags:
+        text += "\n(confirm with profile set {key: new value}, the old kept as history; or profile dismiss [key])"
     if candidates:
         text += "\ncandidates for the profile (promote with a key): " + ", ".join(
             c["id"] + (f" as {c['key']}" if c.get("key") else "") for c in candidates
@@ -91,6 +115,7 @@ def profile_view(
         "tokens": tokens,
         "cap_tokens": cap,
         "candidates": list(candidates),
+        "flagged": flags,
     }
     return text, data
 

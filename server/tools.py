@@ -25,7 +25,9 @@ Use it when the user states a fact about themselves, a preference, a constraint,
 they will expect you to know later. Give `kind` (identity, preference, constraint, relationship, health,
 decision, task, event, note) when you know it: durable kinds are never demoted to cold. Give `key` to also
 put the fact in the hot profile. Saying the same thing twice refreshes the stored memory (duplicate_of).
-Returns, per memory, its id, the tier it landed in (warm, or hot when it went into the profile)."""
+Returns, per memory, its id, the tier it landed in (warm, or hot when it went into the profile), and the
+earlier memories it may update ("may update [id] of <date>: <text>"): when it does, call remember again with
+the same content and `supersedes` = those ids, and the earlier ones are kept as history behind it."""
 
 RECALL = """Search memory for what answers `query`. Use it before answering anything that may depend on
 earlier conversations, decisions or facts about the user. Searches the hot profile and warm and cold memories by
@@ -36,7 +38,8 @@ one line each: [id] content #tags, then how many were left out by the budget. A 
 the budget whole is shown by its part nearest the query, marked "(excerpt: words 121-270 of 812; the whole is
 1130 tokens)": recall again with a larger `max_tokens` to read it all. When what you need is not there, ask
 again with `thorough`: a slower model reads the best candidates beside your query and finds what is said in
-other words than yours."""
+other words than yours. Where two hits may be the same fact at two times, the later comes first and the
+earlier is marked "(earlier: [id] of <date> may replace this)"."""
 
 PROFILE = """Read or change the hot profile: the few facts carried every turn (name, current project,
 preferences, hard constraints). With no arguments it returns the profile. `set` adds or changes entries
@@ -80,6 +83,9 @@ def register(server: MCPServer, runtime: Runtime) -> None:
         ] = None,
         kind: Annotated[Kind | None, Field(description="What the memory states.")] = None,
         key: Annotated[str | None, Field(description="Profile key: also carry this fact in the hot profile.")] = None,
+        supersedes: Annotated[
+            list[str] | None, Field(description="Ids of earlier memories this one replaces (kept as history).")
+        ] = None,
         memories: Annotated[
             list[MemoryIn] | None,
             Field(description="A batch (imports), instead of the single-memory fields."),
@@ -93,7 +99,7 @@ def register(server: MCPServer, runtime: Runtime) -> None:
             if content is None:
                 raise ToolError("invalid input: content is required (or memories, for a batch)")
             with as_tool_errors():
-                items = [_memory_in(content, tags, metadata, source, occurred_at, forget_after, kind, key)]
+                items = [_memory_in(content, tags, metadata, source, occurred_at, forget_after, kind, key, supersedes)]
         stored = await call(lambda: runtime.memory.remember(items, runtime.clock()))
         return _result(shape.stored_text(stored), {"stored": [shape.stored_data(s) for s in stored]})
 
@@ -133,14 +139,21 @@ def register(server: MCPServer, runtime: Runtime) -> None:
         unset: Annotated[list[str] | None, Field(description="Keys to remove (kept in warm as history).")] = None,
         pin: Annotated[list[str] | None, Field(description="Keys never demoted for being unused.")] = None,
         unpin: Annotated[list[str] | None, Field(description="Keys to unpin.")] = None,
+        dismiss: Annotated[
+            list[str] | None,
+            Field(description="Flagged keys to keep as they are (a newer memory does not update them)."),
+        ] = None,
     ) -> CallToolResult:
         memory = runtime.memory
+        if dismiss:
+            await call(lambda: memory.dismiss(dismiss, runtime.clock()))
         if not (set or unset or pin or unpin):
             # The candidates are read off the loop too: listing them opens the store and reads LanceDB.
-            entries, candidates = await call(lambda: (memory.profile(), memory.candidates()))
-            return _result(*shape.profile_view(entries, memory.hot.cap_tokens, candidates))
+            entries, candidates, flags = await call(lambda: (memory.profile(), memory.candidates(), memory.flags()))
+            return _result(*shape.profile_view(entries, memory.hot.cap_tokens, candidates, flags))
         change = await call(lambda: memory.set_profile(set or {}, runtime.clock(), unset or (), pin or (), unpin or ()))
-        text, data = shape.profile_view(change.entries, change.cap_tokens, change.candidates)
+        flags = await call(memory.flags)
+        text, data = shape.profile_view(change.entries, change.cap_tokens, change.candidates, flags)
         if change.demoted:
             text += f"\nold values kept in warm: {', '.join(change.demoted)}"
             data["history_ids"] = list(change.demoted)
@@ -172,6 +185,7 @@ def _memory_in(
     forget_after: str | None,
     kind: Kind | None,
     key: str | None,
+    supersedes: list[str] | None = None,
 ) -> MemoryIn:
     from pydantic import ValidationError
 
@@ -185,6 +199,7 @@ def _memory_in(
             forget_after=forget_after,
             kind=kind,
             key=key,
+            supersedes=supersedes or [],
         )
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())

@@ -15,6 +15,7 @@ from tiers import blas, rerank
 from tiers import recall as ranking
 from tiers.backfill import Backfill
 from tiers.embedder import Embedder
+from tiers.errors import NotFound
 from tiers.hot import Entry, HotProfile
 from tiers.ledger import Ledger, Move
 from tiers.moves import Moves
@@ -120,6 +121,20 @@ class Memory:
     def profile(self) -> dict[str, Entry]:
         return self.parts.hot.entries()
 
+    def flags(self) -> dict[str, dict[str, Any]]:
+        """Profile entries a newer memory may update, said without their key (tiers/flags.py), by key."""
+        return self.parts.flags.listed()
+
+    def dismiss(self, keys: Sequence[str], now: datetime) -> list[str]:
+        """Clear the flags of these entries, which stay as they are; the keys that had one (logged)."""
+        flagged = self.parts.flags.listed()
+        unknown = [key for key in keys if key not in flagged]
+        if unknown:
+            raise NotFound(f"no flag on {', '.join(unknown)}; flagged entries are: {', '.join(flagged) or 'none'}")
+        had = self.parts.flags.drop(keys)
+        self.parts.ledger.log([Move(now, flagged[k]["earlier"], "hot", "hot", "dismissed", key=k) for k in had])
+        return had
+
     def candidates(self) -> tuple[dict[str, Any], ...]:
         """Records proposed for the profile, less those already in it, forgotten or superseded since."""
         return self.parts.candidates.listed()
@@ -188,6 +203,7 @@ class Memory:
             "hot_entries": len(self.hot.entries()),
             "hot_tokens": self.hot.tokens(),
             "hot_cap_tokens": self.hot.cap_tokens,
+            "hot_flagged": sorted(self.parts.flags.listed()),
             "warm": store.count(Tier.WARM),
             "cold": store.count(Tier.COLD),
             "lance_files": files,

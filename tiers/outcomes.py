@@ -12,6 +12,15 @@ from tiers.rules import Planned
 
 
 @dataclass(frozen=True)
+class Earlier:
+    """An earlier memory a new one may update (tiers/updates.py): the agent confirms with `supersedes`."""
+
+    id: str
+    occurred_at: datetime
+    content: str
+
+
+@dataclass(frozen=True)
 class Stored:
     """What `remember` did with one memory."""
 
@@ -22,6 +31,8 @@ class Stored:
     duplicate_of: str | None = None
     profile_key: str | None = None
     note: str | None = None
+    may_update: tuple[Earlier, ...] = ()  # earlier memories this one may be the later word on
+    supersedes: tuple[str, ...] = ()  # earlier memories this one replaces, as the agent confirmed
 
 
 @dataclass(frozen=True)

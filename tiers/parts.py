@@ -14,6 +14,7 @@ import numpy as np
 from tiers import recall as ranking
 from tiers.candidates import Candidates
 from tiers.embedder import Embedder, embed_queries
+from tiers.flags import Flags
 from tiers.heat import HeatRules
 from tiers.hot import HotProfile
 from tiers.ledger import Ledger
@@ -60,6 +61,7 @@ class Parts:
         self._opening = threading.Lock()
         self._short_vectors: dict[str, np.ndarray] = {}
         self.candidates = Candidates(self.ledger, self.hot, lambda: self.store, settings.heat_candidates)
+        self.flags = Flags(self.ledger, self.hot)
 
     @property
     def store(self) -> Store:

@@ -79,6 +79,7 @@ class ProfileEditor:
         for key, value in edit.values.items():
             self._mark_superseded(key, value, edit.sources.get(key, ()), now, key in changed)
         self.parts.ledger.log(moves)
+        self.parts.flags.drop([*edit.values, *edit.unset])  # the entry said anew (or removed): its flag is answered
         self.parts.ledger.touch([hot_rid(k) for k in edit.values], now)
         if projects.CURRENT in changed and self.on_new_project is not None:
             self.on_new_project(edit.values[projects.CURRENT], now)

@@ -17,6 +17,7 @@ from tiers.hot import Entry
 from tiers.pieces import piece_scores
 from tiers.records import Kind, Record, Tier, tokens_of
 from tiers.terms import TIME_TERM, asked_dates
+from tiers.updates import Later
 
 DEPTH = 200  # ranks past this add nothing to the fusion
 _OFF = {"rrf_k": 60.0, "text_weight": 0.0, "excerpt_span": 1, "rerank": 0}  # rrf_k "off" is the customary constant
@@ -78,6 +79,9 @@ class RecallSettings:
     # reordered by both orders; 0: off. About 13 ms a candidate on 2 cores: LoCoMo by turn at 100, recall_all
     # at 1,024 tokens 0.780 / 0.769 -> 0.809 / 0.780 by halves, multi-hop 0.271 -> 0.359, p50 1.3 s a recall.
     rerank: int = 0
+    # Among the best hits, memories that may update one another (tiers/updates.py) are shown newest first and
+    # the older ones marked by the later one; off: ranked as any other hits.
+    updates: bool = True
 
     def without(self, *names: str) -> RecallSettings:
         """These settings with the named techniques switched off."""
@@ -101,6 +105,7 @@ class Ranked:
     similarity: float
     piece_cosines: tuple[float, ...] | None = None
     excerpt: Excerpt | None = None
+    later: Later | None = None  # a later memory among the hits that may replace this one (tiers/updates.py)
 
 
 @dataclass(frozen=True)
@@ -394,6 +399,8 @@ def render_hit(hit: Ranked, grouped: bool = False) -> str:
     if record.superseded_by:
         when = record.superseded_at.date().isoformat() if record.superseded_at else "?"
         line += f" (superseded by {record.superseded_by} on {when})"
+    elif hit.later is not None:
+        line += f" (earlier: {hit.later.id} of {hit.later.occurred_at.date().isoformat()} may replace this)"
     return line
 
 

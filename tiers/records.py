@@ -20,6 +20,7 @@ MAX_CONTENT_CHARS = 8_000
 MAX_BATCH = 1_000
 MAX_TAGS = 32
 MAX_METADATA_KEYS = 32
+MAX_SUPERSEDES = 16
 
 MetaValue = str | int | float | bool
 
@@ -72,6 +73,10 @@ class MemoryIn(BaseModel):
         str | None,
         Field(pattern=KEY_PATTERN, description="Profile key: also put this fact in the hot profile."),
     ] = None
+    supersedes: Annotated[
+        list[Annotated[str, Field(pattern=r"^[0-9a-f]{12}$")]],
+        Field(max_length=MAX_SUPERSEDES, description="Ids of earlier memories this one replaces (kept as history)."),
+    ] = []
 
     @field_validator("content")
     @classmethod

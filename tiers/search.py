@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tiers import recall as ranking
-from tiers import rerank, signs
+from tiers import rerank, signs, updates
 from tiers.embedder import embed_queries, is_long
 from tiers.embedder import pieces as pieces_of
 from tiers.errors import InvalidInput
@@ -98,20 +98,42 @@ class Search:
             shown = ranking.profile_shown(profile, limit, max_tokens)
             entries = shown.values()
         held = frozenset(rid for entry in entries for rid in entry.sources)
-        ranked = self.rank(parsed, max(limit, depth), held) if parsed.tiers else []
+        # At least the window the later word of an update is looked for in, so a recall of one finds it.
+        wide = max(limit, depth, updates.WINDOW if settings.updates else 0)
+        ranked = self.rank(parsed, wide, held) if parsed.tiers else []
         if shown and ranked and not ranking.fits_beside(shown, ranked[0], limit, max_tokens, settings.grouped):
             # Under a budget the line never takes the best memory's place: without it, the memories its entries
             # were made from rank again. Decided before the cross-encoder reads them, so it reads them once.
             shown = {}
-            ranked = self.rank(parsed, max(limit, depth), frozenset())
+            ranked = self.rank(parsed, wide, frozenset())
         if depth and len(ranked) > 1:
             ranked = self.reranked(parsed, ranked[:depth]) + ranked[depth:]
+        if settings.updates and len(ranked) > 1:
+            ranked = self.later_first(query, ranked)
         ranked = ranked[:limit]
         terms, weight = parsed.terms, settings.excerpt_words
         packed = ranking.pack(ranked, shown, limit, max_tokens, settings.grouped, terms, weight, settings.excerpt_span)
         self.parts.ledger.touch([h.record.id for h in packed.hits], now)
         self.parts.ledger.touch([hot_rid(k) for k in profile if k in packed.profile or settings.profile_carried], now)
         return packed
+
+    def later_first(self, query: str, ranked: list[ranking.Ranked]) -> list[ranking.Ranked]:
+        """The best hits with the later word of each update first among them, each older one marked by it
+        (tiers/updates.py); a query about the past keeps their order, with the marks."""
+        window = [hit for hit in ranked[: updates.WINDOW]]
+        vectors = self.parts.store.vectors([hit.record.id for hit in window])
+        known = [i for i, hit in enumerate(window) if hit.record.id in vectors]
+        if len(known) < 2:
+            return ranked
+        records = [window[i].record for i in known]
+        placed, marks = updates.later_first(
+            records, np.stack([vectors[r.id] for r in records]), updates.asks_past(query)
+        )
+        out = list(window)
+        for place, chosen in zip(known, placed, strict=True):
+            hit = window[known[chosen]]
+            out[place] = replace(hit, later=marks[chosen]) if chosen in marks else hit
+        return out + ranked[updates.WINDOW :]
 
     def reranked(self, query: Query, ranked: list[ranking.Ranked]) -> list[ranking.Ranked]:
         """`ranked` reordered by a cross-encoder's reading of each beside the query, fused with their order."""

@@ -416,6 +416,44 @@ class Store:
         with self.cold() as index:
             return index.search(vectors, list(terms), k, scope, pieces)
 
+    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The vectors of these live records (a cold one's as its int8 code gives it), by id."""
+        out: dict[str, np.ndarray] = {}
+        with self.warm() as index:
+            for rid in ids:
+                position = index.positions.get(rid)
+                if position is not None and index.alive[position]:
+                    out[rid] = index.vectors[position].copy()
+        rest = [rid for rid in dict.fromkeys(ids) if rid not in out]
+        if rest and (self._cold is not None or self.cold_table.count()):
+            with self.cold() as cold:
+                for rid in rest:
+                    if (position := cold.position(rid)) >= 0:
+                        out[rid] = cold.codes[position].astype(np.float32) * cold.scale[position]
+        return out
+
+    def nearest(self, vectors: np.ndarray, k: int) -> list[list[tuple[str, float]]]:
+        """For each of these unit vectors, the `k` live records nearest it by meaning in each tier, with cosines."""
+        vectors = np.atleast_2d(vectors).astype(np.float32)
+        out: list[list[tuple[str, float]]] = [[] for _ in vectors]
+        with self.warm() as index:
+            if index.live:
+                alive = np.flatnonzero(index.alive[: index.size])
+                cosines = index.vectors[alive] @ vectors.T
+                for row, column in enumerate(cosines.T):
+                    best = alive[np.argsort(-column, kind="stable")[:k]]
+                    out[row] += [
+                        (rid, float(index.vectors[p] @ vectors[row])) for p in best if (rid := index.id_at(int(p)))
+                    ]
+        if self._cold is not None or self.cold_table.count():
+            scope = cold_scope((), None, None)
+            for row, vector in enumerate(vectors):
+                with self.cold() as cold:
+                    found = cold.search(vector, [], k, scope, False).found
+                order = np.argsort(-found.cosine, kind="stable")[:k]
+                out[row] += [(found.ids[i], float(found.cosine[i])) for i in order]
+        return out
+
     def cold_pieces(self, ids: Sequence[str]) -> dict[str, np.ndarray | None]:
         """The piece vectors of these cold records (None: a short one, or one stored before pieces were kept)."""
         with self._cold_guard:

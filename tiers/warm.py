@@ -570,6 +570,10 @@ class WarmIndex:
             self.make_rows([position])
         return self._rows[position]
 
+    def id_at(self, position: int) -> str | None:
+        """The id of the record at a position (None: a removed one)."""
+        return self._ids[position]
+
     def record(self, position: int) -> Record:
         return self.row(position).record
 

@@ -12,17 +12,25 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+import numpy as np
+
+from tiers import updates
 from tiers.classify import classify
 from tiers.embedder import embed_memories
-from tiers.errors import InvalidInput, ProfileCapExceeded
+from tiers.errors import InvalidInput, NotFound, ProfileCapExceeded
 from tiers.heat import heat
 from tiers.ledger import Move
-from tiers.outcomes import Stored
+from tiers.outcomes import Earlier, Stored
 from tiers.parts import Parts
 from tiers.records import DURABLE_KINDS, MAX_BATCH, Kind, MemoryIn, Record, Tier, content_hash
 from tiers.secrets import screen_memories
 from tiers.store import new_row
+from tiers.terms import words
 from tiers.timeparse import parse_deadline, parse_time
+
+HINT_BATCH = 16  # a batch larger than this (an import) is not searched for the memories it may update
+HINT_NEAREST = 8  # the nearest records by meaning in each tier a new memory is compared with
+HINT_SHOWN = 3  # earlier memories named for one new memory, the closest first
 
 
 @dataclass(frozen=True)
@@ -138,8 +146,104 @@ class Writer:
         prepared = [prepare(item, now, self.parts.new_id()) for item in items]
         if any(p.profile_key for p in prepared):
             self.parts.hot.entries()  # a corrupt profile fails the call here, before any row is stored
+        replaced = self._check_supersedes(items)  # an unknown id fails the call before any row is stored
         results = self.write(prepared, now)
+        results = self._confirm_updates(items, results, replaced, now)
+        results = self._hint_updates(results)
         return [self._into_profile(p, s, now, set_profile) for p, s in zip(prepared, results, strict=True)]
+
+    def _check_supersedes(self, items: Sequence[MemoryIn]) -> dict[str, Record]:
+        """The earlier records the batch says it replaces; an id not stored is an error the agent can act on."""
+        wanted = list(dict.fromkeys(rid for item in items for rid in item.supersedes))
+        if not wanted:
+            return {}
+        found = self.parts.store.get(wanted)
+        missing = [rid for rid in wanted if rid not in found]
+        if missing:
+            raise NotFound(
+                f"supersedes names {', '.join(missing)}, which no stored memory has; nothing was stored. "
+                "Give the ids recall or remember returned (a forgotten memory cannot be superseded)."
+            )
+        return found
+
+    def _confirm_updates(
+        self, items: Sequence[MemoryIn], results: list[Stored], replaced: dict[str, Record], now: datetime
+    ) -> list[Stored]:
+        """Each memory the agent said a new one replaces is marked superseded by it (kept, ranked as history),
+        the new one says which it replaces in its metadata, and the move log has both."""
+        if not replaced:
+            return results
+        parts, store = self.parts, self.parts.store
+        out: list[Stored] = []
+        moves: list[Move] = []
+        with parts.locked():
+            for item, result in zip(items, results, strict=True):
+                olds = [replaced[rid] for rid in item.supersedes if rid != result.id]
+                if not olds:
+                    out.append(result)
+                    continue
+                store.update(olds, {"superseded_by": result.id, "superseded_at": now})
+                new = store.get([result.id]).get(result.id)
+                if new is not None:
+                    earlier = str(new.metadata.get("supersedes", "")).split()
+                    joined = " ".join(dict.fromkeys([*earlier, *(old.id for old in olds)]))
+                    store.update([new], {"metadata": {**new.metadata, "supersedes": joined}})
+                for old in olds:
+                    tier = old.tier.value
+                    moves.append(Move(now, old.id, tier, tier, "superseded", note=f"by {result.id}"))
+                out.append(replace(result, supersedes=tuple(old.id for old in olds)))
+        parts.ledger.log(moves)
+        return out
+
+    def _hint_updates(self, results: list[Stored]) -> list[Stored]:
+        """Each new memory (of a batch of at most HINT_BATCH) with the earlier memories it may update."""
+        fresh = [r for r in results if r.duplicate_of is None]
+        if not fresh or len(results) > HINT_BATCH:
+            return results
+        store = self.parts.store
+        vectors = store.vectors([r.id for r in fresh])
+        asked = [r for r in fresh if r.id in vectors]
+        if not asked:
+            return results
+        near = store.nearest(np.stack([vectors[r.id] for r in asked]), HINT_NEAREST)
+        batch = {r.id for r in results}
+        wanted = list(dict.fromkeys(rid for found in near for rid, _ in found if rid not in batch))
+        records = store.get([*wanted, *(r.id for r in asked)])
+        hints: dict[str, tuple[Earlier, ...]] = {}
+        for result, found in zip(asked, near, strict=True):
+            newer = records.get(result.id)
+            if newer is None:
+                continue
+            terms = set(words(newer.content))
+            earlier = []
+            for rid, cosine in sorted(dict(found).items(), key=lambda item: -item[1]):
+                older = records.get(rid)
+                if older is None or rid in batch or older.superseded_by or rid in result.supersedes:
+                    continue
+                if updates.may_update(newer, older, cosine, terms):
+                    earlier.append(Earlier(older.id, older.occurred_at, older.content))
+            if earlier:
+                hints[result.id] = tuple(earlier[:HINT_SHOWN])
+        self._flag_entries(hints, records)
+        return [replace(r, may_update=hints[r.id]) if r.id in hints else r for r in results]
+
+    def _flag_entries(self, hints: dict[str, tuple[Earlier, ...]], records: dict[str, Record]) -> None:
+        """A hot entry made from a memory a new one may update is flagged, and the move log says so."""
+        if not hints:
+            return
+        parts = self.parts
+        entries = parts.hot.entries()
+        moves = []
+        for rid, earlier in hints.items():
+            named = {e.id for e in earlier}
+            for key, entry in entries.items():
+                source = next((s for s in entry.sources if s in named), None)
+                if source is None:
+                    continue
+                newer = records[rid]
+                parts.flags.add(key, rid, newer.content, source, newer.created_at)
+                moves.append(Move(newer.created_at, source, "hot", "hot", "flagged", key=key, note=f"by {rid}"))
+        parts.ledger.log(moves)
 
     def write(
         self, prepared: Sequence[Prepared], now: datetime, origins: Sequence[Origin] | None = None
