@@ -76,3 +76,10 @@ def test_halves_split_by_parity_and_cover_everything() -> None:
     values = list(range(11))
     a, b = updates.half(values, "A"), updates.half(values, "B")
     assert a == [0, 2, 4, 6, 8, 10] and b == [1, 3, 5, 7, 9]
+
+
+def test_above_is_the_order_of_the_pair_alone() -> None:
+    assert updates.above(["other", "new", "old"], "new", "old")
+    assert updates.above(["other", "new"], "new", "old")
+    assert not updates.above(["old", "new"], "new", "old")
+    assert not updates.above(["old"], "new", "old")

@@ -884,6 +884,12 @@ def ranked_first(hit_ids: Sequence[str], answer: str) -> bool:
     return bool(hit_ids) and hit_ids[0] == answer
 
 
+def above(hit_ids: Sequence[str], new: str, old: str) -> bool:
+    """The new memory is shown and ranked above the old one (or the old one is not shown): the order of the pair
+    alone, apart from whether some other memory is ranked first."""
+    return new in hit_ids and (old not in hit_ids or hit_ids.index(new) < hit_ids.index(old))
+
+
 def within(hit_ids: Sequence[str], answer: str, top: int = HISTORY_TOP) -> bool:
     return answer in hit_ids[:top]
 
@@ -910,6 +916,7 @@ class Score:
     n_ordinary: int = 0
     first: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FORMS, 0))
     first_1: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FORMS, 0))
+    above: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FORMS, 0))  # new shown and above the old
     history: int = 0
     shown_old: int = 0
     marked: int = 0
@@ -933,6 +940,7 @@ class Score:
         for form in FORMS:
             self.first[form] += other.first[form]
             self.first_1[form] += other.first_1[form]
+            self.above[form] += other.above[form]
         self.latencies.extend(other.latencies)
 
 
@@ -952,6 +960,8 @@ def rows(score: Score) -> list[tuple[str, str, str, str]]:
         out.append(
             (f"current ranked first, {form} (limit 1)", f"{share(score.first_1[form], n):.1%}", str(n), ">= 95%")
         )
+    for form in FORMS:
+        out.append((f"(diagnostic) new shown above old, {form}", f"{share(score.above[form], n):.1%}", str(n), ""))
     out += [
         ("older one marked where shown", f"{share(score.marked, score.shown_old):.1%}", str(score.shown_old), "100%"),
         (f"history: older one in top {HISTORY_TOP}", f"{share(score.history, n):.1%}", str(n), ">= 90%"),
@@ -1037,7 +1047,10 @@ def run_half(name: str, chosen: Sequence[Item], notes: Sequence[str], embedder: 
                     t0 = time.perf_counter()
                     packed = memory.recall(query, NOW, limit=limit)
                     score.latencies.append((time.perf_counter() - t0) * 1000)
-                    tally[form] += ranked_first([h.record.id for h in packed.hits], new)
+                    ids = [h.record.id for h in packed.hits]
+                    tally[form] += ranked_first(ids, new)
+                    if limit == LIMIT:
+                        score.above[form] += above(ids, new, old)
                     asked.append(packed.hits)
             t0 = time.perf_counter()
             packed = memory.recall(item.history, NOW, limit=LIMIT)
