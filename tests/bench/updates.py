@@ -923,6 +923,7 @@ class Score:
     hint_right: int = 0
     hint_any: int = 0
     false_alarms: int = 0
+    false_on_facts: int = 0  # false alarms that name an update item's memory (not only other notes)
     latencies: list[float] = field(default_factory=list)
 
     def merge(self, other: Score) -> None:
@@ -935,6 +936,7 @@ class Score:
             "hint_right",
             "hint_any",
             "false_alarms",
+            "false_on_facts",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for form in FORMS:
@@ -972,6 +974,12 @@ def rows(score: Score) -> list[tuple[str, str, str, str]]:
             f"{share(score.false_alarms, score.n_ordinary):.1%}",
             str(score.n_ordinary),
             "<= 5%",
+        ),
+        (
+            "(diagnostic) false alarms naming an update's memory",
+            f"{share(score.false_on_facts, score.n_ordinary):.1%}",
+            str(score.n_ordinary),
+            "",
         ),
         (
             "recall p50 (ms)",
@@ -1029,6 +1037,8 @@ def run_half(name: str, chosen: Sequence[Item], notes: Sequence[str], embedder: 
             named = names(s)
             if d.item is None:
                 score.false_alarms += bool(named)
+                facts = set(old_ids.values()) | set(new_ids.values())
+                score.false_on_facts += any(i in facts for i in named)
             else:
                 new_ids[d.item] = s.id
                 score.hint_any += bool(named)
