@@ -83,3 +83,10 @@ def test_above_is_the_order_of_the_pair_alone() -> None:
     assert updates.above(["other", "new"], "new", "old")
     assert not updates.above(["old", "new"], "new", "old")
     assert not updates.above(["old"], "new", "old")
+
+
+def test_a_mark_naming_another_memory_is_counted_wrong() -> None:
+    assert updates.wrongly_marked([_Hit(_Record("old"), _Later("other"))], "old", "new")
+    assert not updates.wrongly_marked([_Hit(_Record("old"), _Later("new"))], "old", "new")
+    assert not updates.wrongly_marked([_Hit(_Record("old"))], "old", "new")
+    assert not updates.wrongly_marked([_Hit(_Record("new"))], "old", "new")

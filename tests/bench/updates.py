@@ -903,6 +903,15 @@ def marked_by(hits: Iterable[Any], old_id: str, new_id: str) -> bool | None:
     return None
 
 
+def wrongly_marked(hits: Iterable[Any], old_id: str, new_id: str) -> bool:
+    """The old memory is shown marked as replaced by some memory other than its new one."""
+    for hit in hits:
+        if hit.record.id == old_id:
+            later = getattr(hit, "later", None)
+            return later is not None and getattr(later, "id", None) != new_id
+    return False
+
+
 def names(stored: Any) -> tuple[str, ...]:
     """The ids a `remember` answer names as memories the new one may update (none on a product without hints)."""
     return tuple(getattr(m, "id", "") for m in getattr(stored, "may_update", ()) or ())
@@ -919,6 +928,9 @@ class Score:
     above: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FORMS, 0))  # new shown and above the old
     history: int = 0
     shown_old: int = 0
+    shown_both: int = 0  # recalls showing the old memory and the new one
+    marked_both: int = 0
+    marked_wrong: int = 0  # shown old ones marked by another memory than their new one
     marked: int = 0
     hint_right: int = 0
     hint_any: int = 0
@@ -932,6 +944,9 @@ class Score:
             "n_ordinary",
             "history",
             "shown_old",
+            "shown_both",
+            "marked_both",
+            "marked_wrong",
             "marked",
             "hint_right",
             "hint_any",
@@ -966,6 +981,18 @@ def rows(score: Score) -> list[tuple[str, str, str, str]]:
         out.append((f"(diagnostic) new shown above old, {form}", f"{share(score.above[form], n):.1%}", str(n), ""))
     out += [
         ("older one marked where shown", f"{share(score.marked, score.shown_old):.1%}", str(score.shown_old), "100%"),
+        (
+            "(diagnostic) older one marked by another memory",
+            f"{share(score.marked_wrong, score.shown_old):.1%}",
+            str(score.shown_old),
+            "",
+        ),
+        (
+            "(diagnostic) marked where the new one is shown too",
+            f"{share(score.marked_both, score.shown_both):.1%}",
+            str(score.shown_both),
+            "",
+        ),
         (f"history: older one in top {HISTORY_TOP}", f"{share(score.history, n):.1%}", str(n), ">= 90%"),
         ("remember names the earlier memory", f"{share(score.hint_right, n):.1%}", str(n), ">= 90%"),
         ("remember names any memory (updates)", f"{share(score.hint_any, n):.1%}", str(n), ""),
@@ -1072,6 +1099,10 @@ def run_half(name: str, chosen: Sequence[Item], notes: Sequence[str], embedder: 
                 if mark is not None:
                     score.shown_old += 1
                     score.marked += mark
+                    score.marked_wrong += wrongly_marked(hits, old, new)
+                    if any(h.record.id == new for h in hits):
+                        score.shown_both += 1
+                        score.marked_both += mark
         memory.close()
     return score
 
