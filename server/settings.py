@@ -74,6 +74,7 @@ class Settings:
     profile_carried: bool = False  # the host puts the profile resource in every prompt: recall repeats none of it
     recall_context: float = RecallSettings.context  # share of a memory's meaning read with its neighbours'
     rerank: int = RecallSettings.rerank  # recall's best this many read again by a cross-encoder (0: off)
+    later_first: bool = RecallSettings.updates  # recall shows the later of two updates first, the older marked
 
     @property
     def memory(self) -> MemorySettings:
@@ -86,7 +87,10 @@ class Settings:
             secrets=self.secrets,
             lock_timeout=self.lock_timeout,
             recall=RecallSettings(
-                profile_carried=self.profile_carried, context=self.recall_context, rerank=self.rerank
+                profile_carried=self.profile_carried,
+                context=self.recall_context,
+                rerank=self.rerank,
+                updates=self.later_first,
             ),
         )
 
@@ -137,6 +141,7 @@ class Settings:
             "secrets": _secrets(env),
             "lock_timeout": _number(env, "MEMTIERS_LOCK_TIMEOUT", 30.0, float),
             "profile_carried": _flag(env, "MEMTIERS_PROFILE_CARRIED"),
+            "later_first": _flag(env, "MEMTIERS_LATER_FIRST"),
             "recall_context": _share(env, "MEMTIERS_RECALL_CONTEXT", RecallSettings.context),
             "rerank": _count(env, "MEMTIERS_RERANK", RecallSettings.rerank, RERANK_MOST),
         }

@@ -3,6 +3,8 @@ stored, and confirmed by the agent both ways."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from mcp import Client
 
@@ -59,7 +61,7 @@ async def store_story(client: Client) -> dict[str, tuple[str, str]]:
 
 
 async def test_recall_puts_the_later_word_first_and_marks_the_earlier_one(settings: Settings) -> None:
-    async with Client(build_server(settings, run_timer=False)) as client:
+    async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
         ids = await store_story(client)
         for question, (old, new) in ids.items():
             [first] = (await call(client, "recall", query=question, limit=1))["memories"]
@@ -78,7 +80,7 @@ async def test_recall_puts_the_later_word_first_and_marks_the_earlier_one(settin
 
 
 async def test_a_question_about_the_past_still_finds_the_older_memory(settings: Settings) -> None:
-    async with Client(build_server(settings, run_timer=False)) as client:
+    async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
         ids = await store_story(client)
         for question, asked in (
             ("Where do I live?", "Where did I live before Lisbon?"),
@@ -93,7 +95,7 @@ async def test_a_question_about_the_past_still_finds_the_older_memory(settings: 
 async def test_remember_names_the_earlier_memory_an_update_may_replace_and_nothing_for_a_new_note(
     settings: Settings,
 ) -> None:
-    async with Client(build_server(settings, run_timer=False)) as client:
+    async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
         [berlin] = (await call(client, "remember", content="I live in Berlin", occurred_at="2026-01-10T09:00:00Z"))[
             "stored"
         ]
@@ -114,7 +116,7 @@ async def test_remember_names_the_earlier_memory_an_update_may_replace_and_nothi
 async def test_an_update_the_agent_confirms_links_both_ways_and_ranks_the_earlier_as_history(
     settings: Settings,
 ) -> None:
-    async with Client(build_server(settings, run_timer=False)) as client:
+    async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
         ids = await store_story(client)
         old, new = ids["Where do I live?"]
         again = await call(
@@ -132,7 +134,7 @@ async def test_an_update_the_agent_confirms_links_both_ways_and_ranks_the_earlie
 
 
 async def test_supersedes_naming_no_stored_memory_is_refused_and_stores_nothing(settings: Settings) -> None:
-    async with Client(build_server(settings, run_timer=False)) as client:
+    async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
         await call(client, "remember", content="I live in Berlin")
         refused = await client.call_tool(
             "remember", {"content": "I live in Lisbon now", "supersedes": ["0123456789ab"]}
@@ -152,7 +154,7 @@ async def resource_text(client: Client) -> str:
 async def test_an_update_said_without_the_key_flags_the_profile_entry_until_confirmed_or_dismissed(
     settings: Settings,
 ) -> None:
-    async with Client(build_server(settings, run_timer=False)) as client:
+    async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
         first = "I live in Berlin"
         [home] = (await call(client, "remember", content=first, key="home.city", occurred_at="2026-01-10T09:00:00Z"))[
             "stored"
@@ -192,7 +194,7 @@ async def test_an_update_said_without_the_key_flags_the_profile_entry_until_conf
 async def test_a_confirmed_update_is_undone_and_the_earlier_memory_is_current_again(
     settings: Settings, embedder: FastEmbedder
 ) -> None:
-    async with Client(build_server(settings, run_timer=False, embedder=embedder)) as client:
+    async with Client(build_server(replace(settings, later_first=True), run_timer=False, embedder=embedder)) as client:
         ids = await store_story(client)
         old, new = ids["Where do I live?"]
         await call(client, "remember", content="I moved to Lisbon last week; I live in Lisbon now", supersedes=[old])
