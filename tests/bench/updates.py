@@ -1044,6 +1044,7 @@ def _iso(at: datetime) -> str:
 
 def run_half(name: str, chosen: Sequence[Item], notes: Sequence[str], embedder: Any, log: Any) -> Score:
     from tiers.memory import Memory, MemorySettings
+    from tiers.recall import RecallSettings
     from tiers.records import MemoryIn
 
     score = Score(n_items=len(chosen), n_ordinary=len(notes))
@@ -1051,7 +1052,8 @@ def run_half(name: str, chosen: Sequence[Item], notes: Sequence[str], embedder: 
     old_ids: dict[int, str] = {}
     new_ids: dict[int, str] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        memory = Memory(Path(tmp) / "ns", embedder, MemorySettings())
+        # The later-first order is off by default (MEMTIERS_LATER_FIRST): measured here as it is when on.
+        memory = Memory(Path(tmp) / "ns", embedder, MemorySettings(recall=RecallSettings(updates=True)))
         stored = memory.remember(
             [MemoryIn(content=d.text, occurred_at=_iso(d.at)) for d in olds], max(d.at for d in olds)
         )
