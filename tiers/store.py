@@ -444,13 +444,14 @@ class Store:
         out: list[list[tuple[str, float]]] = [[] for _ in vectors]
         with self.warm() as index:
             if index.live:
-                alive = np.flatnonzero(index.alive[: index.size])
-                cosines = index.vectors[alive] @ vectors.T
+                # A product over the stored matrix as it is (a slice, not a copy of the live rows), dead rows last.
+                cosines = index.vectors[: index.size] @ vectors.T
+                cosines[~index.alive[: index.size]] = -np.inf
+                take = min(k, index.live)
                 for row, column in enumerate(cosines.T):
-                    best = alive[np.argsort(-column, kind="stable")[:k]]
-                    out[row] += [
-                        (rid, float(index.vectors[p] @ vectors[row])) for p in best if (rid := index.id_at(int(p)))
-                    ]
+                    best = np.argpartition(-column, take - 1)[:take] if take < len(column) else np.arange(len(column))
+                    best = best[np.argsort(-column[best], kind="stable")]
+                    out[row] += [(rid, float(column[p])) for p in best if (rid := index.id_at(int(p)))]
         if self._cold is not None or self.cold_table.count():
             scope = cold_scope((), None, None)
             for row, vector in enumerate(vectors):

@@ -313,28 +313,6 @@ EVENTS = (  # (event, topic)
     ("the {x} release", "{x} release date"),
     ("the {x} migration cut-over", "{x} cut-over date"),
 )
-PRODUCTS = [
-    "Atlas",
-    "Beacon",
-    "Comet",
-    "Delta",
-    "Ember",
-    "Falcon",
-    "Glacier",
-    "Harbor",
-    "Iris",
-    "Juniper",
-    "Kestrel",
-    "Lantern",
-    "Mosaic",
-    "Nimbus",
-    "Orbit",
-    "Pulsar",
-    "Quartz",
-    "Raven",
-    "Sierra",
-    "Tundra",
-]
 PROJECTS = [
     "Atlas",
     "Beacon",
@@ -361,6 +339,7 @@ PROJECTS = [
     "Yonder",
     "Zephyr",
 ]
+PRODUCTS = PROJECTS[:20]  # the products of dated events: the first twenty project names
 TOOLS = {
     "database": ("PostgreSQL", "MySQL", "MongoDB", "SQLite", "Cassandra", "DynamoDB", "CockroachDB"),
     "message queue": ("RabbitMQ", "Kafka", "SQS", "NATS", "Redis Streams", "Pulsar"),
