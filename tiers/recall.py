@@ -316,9 +316,14 @@ def rank(
         listed = mask & pool.durable & np.isin(pool.kind, list(kinds))
         fused[listed] = float(fused.max()) + 1.0 + pool.alone[listed]
     order = [int(i) for i in _best(fused, np.flatnonzero(mask & (fused > 0)), 4 * limit)]
-    if settings.durable and _ABOUT_USER.search(query):
+    if settings.durable and about_user(query):
         order = _with_durable(pool, order, fused, settings.durable, limit)
     return [(i, float(fused[i]), float(cosine[i])) for i in order[:limit]]
+
+
+def about_user(query: str) -> bool:
+    """Whether a query is about the user (I, my, the user): only then are the user's durable facts brought up."""
+    return bool(_ABOUT_USER.search(query))
 
 
 def _best(scores: np.ndarray, candidates: np.ndarray, count: int) -> np.ndarray:

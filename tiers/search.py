@@ -118,7 +118,7 @@ class Search:
         return packed
 
     def later_first(self, query: str, ranked: list[ranking.Ranked]) -> list[ranking.Ranked]:
-        """The best hits with the later word of each update first among them, each older one marked by it
+        """The best hits with the later word of each update above its older one, each older one marked by it
         (tiers/updates.py); a query about the past keeps their order, with the marks."""
         window = [hit for hit in ranked[: updates.WINDOW]]
         vectors = self.parts.store.vectors([hit.record.id for hit in window])
@@ -128,8 +128,9 @@ class Search:
         records = [window[i].record for i in known]
         said = [t for r in records for t in words(r.content)]
         common = self.parts.store.common_terms(said, updates.COMMON_SHARE, updates.COMMON_FROM)
+        relevance = [window[i].similarity for i in known]
         placed, marks = updates.later_first(
-            records, np.stack([vectors[r.id] for r in records]), updates.asks_past(query), common
+            records, np.stack([vectors[r.id] for r in records]), relevance, updates.asks_past(query), common
         )
         out = list(window)
         for place, chosen in zip(known, placed, strict=True):
@@ -170,9 +171,10 @@ class Search:
             scope = cold_scope(query.tags, query.since, query.until)
             depth = max(COLD_DEPTH, 2 * limit)
             hits = store.cold_search(query.vectors, query.terms, depth, scope, settings.pieces)
-        kinds = ranking.asked_kinds(
-            parts.vectors_of(list(ranking.KIND_NAMES.values())), query.vectors, settings.kind_match
-        )
+        # A kind of the user's facts is listed only for a query about the user: "the identity team" is not "my
+        # identity".
+        names = parts.vectors_of(list(ranking.KIND_NAMES.values())) if ranking.about_user(query.text) else None
+        kinds = ranking.asked_kinds(names, query.vectors, settings.kind_match) if names is not None else []
         with store.warm() as index:
             shared = settings.shared_words
             searched = Tier.WARM in query.tiers

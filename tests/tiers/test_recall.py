@@ -9,8 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tiers import recall as ranking
 from tiers.cold import ColdHits, ColdIndex, ColdScope
-from tiers.embedder import FastEmbedder
+from tiers.embedder import FastEmbedder, embed_queries
 from tiers.hot import Entry
 from tiers.ledger import Move
 from tiers.memory import Memory, MemorySettings
@@ -615,3 +616,24 @@ def test_a_long_hit_that_fits_whole_is_shown_whole_and_one_without_pieces_is_lef
     old = Ranked(_record(1, text_), 1.0, 0.5)  # stored before pieces were kept: no piece to show
     left = pack([old], {}, 10, 300, grouped=True)
     assert left.hits == [] and left.left_out == 1
+
+
+def test_the_users_facts_of_a_kind_are_listed_only_for_a_query_about_the_user(memory: Memory) -> None:
+    """ "The identity team" comes close to the kind "my identity", but a question that names no user is not about
+    the user's identity: the team's fact ranks first, and the user's identity facts are listed only when asked."""
+    facts = [
+        MemoryIn(content="I work at Globex as a data engineer", kind=Kind.IDENTITY),
+        MemoryIn(content="I was born in Porto", kind=Kind.IDENTITY),
+    ]
+    notes = [MemoryIn(content=c) for c in _CHORES] + [
+        MemoryIn(content="Amara took over as product owner of the identity team."),
+        MemoryIn(content="The billing team's product owner is Kofi."),
+    ]
+    memory.remember([*facts, *notes], DAY)
+    team = "Who is the product owner of the identity team?"
+    names = memory.parts.vectors_of(list(ranking.KIND_NAMES.values()))
+    vectors = embed_queries(memory.parts.embedder, [team])
+    assert ranking.asked_kinds(names, vectors, memory.settings.recall.kind_match)  # the premise: it sounds like one
+    assert memory.recall(team, DAY, limit=3).hits[0].record.content.startswith("Amara")
+    mine = memory.recall("what is my identity?", DAY, limit=3).hits
+    assert {h.record.content for h in mine[:2]} == {f.content for f in facts}
