@@ -42,7 +42,7 @@ def test_dates_that_move_the_same_day_follow_the_order_they_were_stored_in() -> 
     assert updates.may_update(moved, planned, 0.8) and not updates.may_update(planned, moved, 0.8)
 
 
-def test_later_first_puts_the_newest_of_a_group_in_its_best_place_and_leaves_the_rest() -> None:
+def test_later_first_lifts_the_later_word_into_the_older_ones_place_and_leaves_the_rest() -> None:
     old = record("a" * 12, "Our database is MySQL", JAN)
     other = record("b" * 12, "The offsite is in Porto", JAN + timedelta(days=10))
     new = record("c" * 12, "We migrated the database to PostgreSQL", JAN + timedelta(days=100))
@@ -50,7 +50,7 @@ def test_later_first_puts_the_newest_of_a_group_in_its_best_place_and_leaves_the
 
     placed, marks = updates.later_first([old, other, new], vectors)
 
-    assert placed == [2, 1, 0]  # the group's places (0 and 2) go newest first; the other keeps place 1
+    assert placed == [2, 1, 0]  # the pair trades places (0 and 2); the other keeps place 1
     assert marks == {0: updates.Later(new.id, new.occurred_at)}
     # Asked about the past, the order is recall's, the older still marked.
     assert updates.later_first([old, other, new], vectors, past=True) == ([0, 1, 2], marks)
@@ -58,7 +58,32 @@ def test_later_first_puts_the_newest_of_a_group_in_its_best_place_and_leaves_the
     assert not updates.asks_past("Which database do we use?")
 
 
-def test_a_confirmed_update_groups_whatever_the_words() -> None:
+def test_each_memory_is_paired_once_with_the_update_most_alike_and_relevant() -> None:
+    """Three newer notes share the older one's words; only the one most like it is its later word, and the note
+    that is like that update (a sibling saying another team changed too) neither marks it nor moves it."""
+    old = record("a" * 12, "The billing team's manager is Kofi", JAN)
+    new = record("b" * 12, "Kofi left; the billing team's manager is now Mei", JAN + timedelta(days=100))
+    sibling = record("c" * 12, "The mobile team's manager is now Chen", JAN + timedelta(days=120))
+    vectors = np.stack([unit(1, 0.2, 0), unit(1, 0.6, 0.1), unit(0.5, 0.7, 0.5)])
+    relevance = [0.8, 0.7, 0.5]  # each one's cosine to "who manages the billing team?"
+
+    placed, marks = updates.later_first([old, new, sibling], vectors, relevance)
+
+    assert placed == [1, 0, 2]
+    assert set(marks) == {0} and marks[0].id == new.id  # the update is not itself marked by the sibling
+
+
+def test_a_later_memory_far_less_relevant_to_the_query_is_not_lifted_above_the_older_one() -> None:
+    old = record("a" * 12, "The billing team's manager is Kofi", JAN)
+    new = record("b" * 12, "Kofi left; the billing team's manager is now Mei", JAN + timedelta(days=100))
+    vectors = np.stack([unit(1, 0.2), unit(1, 0.6)])
+
+    assert updates.later_first([old, new], vectors, [0.8, 0.8 - updates.GAP - 0.05]) == ([0, 1], {})
+    placed, marks = updates.later_first([old, new], vectors, [0.8, 0.8 - updates.GAP + 0.05])
+    assert placed == [1, 0] and marks[0].id == new.id
+
+
+def test_a_confirmed_update_pairs_whatever_the_words() -> None:
     old = record("a" * 12, "Standup at nine", JAN, by="b" * 12)
     new = record("b" * 12, "Daily sync at ten", JAN + timedelta(days=5))
     vectors = np.stack([unit(1, 0), unit(0, 1)])  # nothing in common but the agent's word
@@ -67,3 +92,25 @@ def test_a_confirmed_update_groups_whatever_the_words() -> None:
 
     assert placed == [1, 0] and marks[0].id == new.id
     assert updates.later_first([old], vectors[:1]) == ([0], {})
+
+
+def test_memories_said_together_or_a_question_are_not_the_later_word() -> None:
+    """Turns of one conversation stored in one write (a microsecond apart, the same time) are said together, and a
+    memory that asks says no new value: neither is an update, however close."""
+    day = JAN + timedelta(days=30)
+    first = record("a" * 12, "Joanna: my cork board is full of quotes", day, day)
+    next_turn = record("b" * 12, "Joanna: my cork board has photos now", day, day + timedelta(microseconds=1))
+    written_later = record("c" * 12, "Joanna: my cork board has photos now", day, day + timedelta(minutes=5))
+    asking = record("d" * 12, "Nate: is your cork board still full of quotes now?", day + timedelta(days=9))
+
+    assert not updates.may_update(next_turn, first, 0.8)
+    assert updates.may_update(written_later, first, 0.8)
+    assert not updates.may_update(asking, first, 0.8)
+    assert updates.asks('Nate: what is it called?"') and not updates.asks("It is called Pixel.")
+
+
+def test_a_question_in_the_past_tense_asks_what_happened_then() -> None:
+    for past in ("Where did Goran live before Austin?", "When was the release planned?", "What were the limits?"):
+        assert updates.asks_past(past), past
+    for now in ("Where does Goran live?", "What is our rate limit?", "Atlas offsite date", "my diet"):
+        assert not updates.asks_past(now), now
