@@ -141,7 +141,7 @@ class Settings:
             "secrets": _secrets(env),
             "lock_timeout": _number(env, "MEMTIERS_LOCK_TIMEOUT", 30.0, float),
             "profile_carried": _flag(env, "MEMTIERS_PROFILE_CARRIED"),
-            "later_first": _flag(env, "MEMTIERS_LATER_FIRST"),
+            "later_first": _flag(env, "MEMTIERS_LATER_FIRST", RecallSettings.updates),
             "recall_context": _share(env, "MEMTIERS_RECALL_CONTEXT", RecallSettings.context),
             "rerank": _count(env, "MEMTIERS_RERANK", RecallSettings.rerank, RERANK_MOST),
         }
@@ -171,9 +171,11 @@ def _object_storage(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(options.items()))
 
 
-def _flag(env: Mapping[str, str], name: str) -> bool:
+def _flag(env: Mapping[str, str], name: str, default: bool = False) -> bool:
     raw = (env.get(name) or "").strip().lower()
-    if raw in ("", "0", "false", "no", "off"):
+    if not raw:
+        return default
+    if raw in ("0", "false", "no", "off"):
         return False
     if raw in ("1", "true", "yes", "on"):
         return True

@@ -80,10 +80,9 @@ class RecallSettings:
     # reordered by both orders; 0: off. About 13 ms a candidate on 2 cores: LoCoMo by turn at 100, recall_all
     # at 1,024 tokens 0.780 / 0.769 -> 0.809 / 0.780 by halves, multi-hop 0.271 -> 0.359, p50 1.3 s a recall.
     rerank: int = 0
-    # Among the best hits, memories that may update one another (tiers/updates.py) are shown newest first and
-    # the older ones marked by the later one; off: ranked as any other hits. Off by default until the rule
-    # stops grouping a conversation's turns on one topic (docs/benchmark.md, "Knowledge updates").
-    updates: bool = False
+    # Among the best hits, an older memory a later one may update (tiers/updates.py) is shown after it and
+    # marked by it; off: ranked as any other hits.
+    updates: bool = True
 
     def without(self, *names: str) -> RecallSettings:
         """These settings with the named techniques switched off."""

@@ -126,7 +126,8 @@ def later_first(
     relevant first (their cosine plus each one's `relevance`, its cosine to the query), so a memory is never
     marked by a note that only shares its wording with the update it is paired with. A later one ranked below
     its older one trades places with it; every other hit keeps its place. A later one far less relevant to the
-    query than the older one (by more than GAP) is not paired. `past`: the query asks what was true before, and
+    query than the older one (by more than GAP) is not paired, nor one above an older one the query says in
+its own words (a cosine of SAME). `past`: the query asks what was true before, and
     the order stays as ranked (the marks are still given).
     """
     n = len(records)
@@ -145,7 +146,8 @@ def later_first(
             confirmed = records[older].superseded_by == records[newer].id
             cosine = float(cosines[newer, older])
             if confirmed or (
-                near[newer] >= near[older] - GAP
+                near[older] < SAME  # a query that is the older memory's own words asks for that memory
+                and near[newer] >= near[older] - GAP
                 and may_update(records[newer], records[older], cosine, terms[newer], common)
             ):
                 pairs.append((confirmed, cosine + near[newer] + near[older], older, newer))
