@@ -121,14 +121,14 @@ def later_first(
 ) -> tuple[list[int], dict[int, Later]]:
     """An order of these hits (best first) with the later word of each update above the older one, and the marks.
 
-    Returns positions into `records` and, for each older memory a later one among them may replace, that later
-    one. Each memory is paired at most once: the pairs that may update one another are taken most alike and most
-    relevant first (their cosine plus each one's `relevance`, its cosine to the query), so a memory is never
-    marked by a note that only shares its wording with the update it is paired with. A later one ranked below
-    its older one trades places with it; every other hit keeps its place. A later one far less relevant to the
-    query than the older one (by more than GAP) is not paired, nor one above an older one the query says in
-its own words (a cosine of SAME). `past`: the query asks what was true before, and
-    the order stays as ranked (the marks are still given).
+        Returns positions into `records` and, for each older memory a later one among them may replace, that later
+        one. Each memory is paired at most once: the pairs that may update one another are taken most alike and most
+        relevant first (their cosine plus each one's `relevance`, its cosine to the query), so a memory is never
+        marked by a note that only shares its wording with the update it is paired with. A later one ranked below
+        its older one trades places with it; every other hit keeps its place. A later one far less relevant to the
+        query than the older one (by more than GAP) is not paired, nor one above an older one the query says in
+    its own words (a cosine of SAME). `past`: the query asks what was true before, and
+        the order stays as ranked (the marks are still given).
     """
     n = len(records)
     order = list(range(n))
