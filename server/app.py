@@ -23,9 +23,9 @@ from server import prompts, scope, tools
 from server.errors import message
 from server.runtime import CURRENT_SCOPE, PROFILE_URI, Runtime, supervised, utcnow
 from server.settings import Settings
-from tiers.embedder import FastEmbedder
 from tiers.errors import MemtiersError
-from tiers.hot import render
+from tiers.model.embedder import FastEmbedder
+from tiers.storage.hot import render
 
 log = logging.getLogger("memtiers")
 

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 
 from server.settings import ConfigError, Settings
 from tiers.errors import MemtiersError
-from tiers.timeparse import iso, parse_time
+from tiers.text.timeparse import iso, parse_time
 
 if TYPE_CHECKING:
     from tiers.memory import Memory
-    from tiers.transfer import Progress
+    from tiers.transfer.jsonl import Progress
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -100,10 +100,10 @@ def _token(settings: Settings) -> int:
 
 
 def _offline(args: argparse.Namespace, settings: Settings) -> int:
-    from tiers.embedder import FastEmbedder
     from tiers.memory import Memory
-    from tiers.privacy import open_private
-    from tiers.reembed import reembed
+    from tiers.model.embedder import FastEmbedder
+    from tiers.privacy.folders import open_private
+    from tiers.transfer.reembed import reembed
 
     open_private(settings.home)
     embedder = FastEmbedder(settings.embed_model, cache_dir=settings.model_cache)
@@ -184,7 +184,7 @@ def _progress(label: str) -> Iterator[Progress]:
 
 
 def _export(memory: Memory, settings: Settings, out: Path | None, vectors: bool) -> None:
-    from tiers.transfer import export
+    from tiers.transfer.jsonl import export
 
     now = datetime.now(UTC)
     with _progress("exporting") as progress:
@@ -204,7 +204,7 @@ def _export(memory: Memory, settings: Settings, out: Path | None, vectors: bool)
 
 
 def _import(memory: Memory, path: Path, fmt: str | None) -> None:
-    from tiers.transfer import import_file
+    from tiers.transfer.jsonl import import_file
 
     started = time.perf_counter()
     with _progress("importing") as progress:

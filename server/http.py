@@ -32,7 +32,7 @@ from server.runtime import Runtime
 from server.settings import ConfigError, Settings, check_namespace
 from server.token import Grants, configured_tokens
 from server.web import build_web_app
-from tiers.embedder import FastEmbedder
+from tiers.model.embedder import FastEmbedder
 
 log = logging.getLogger("memtiers")
 PATH = "/mcp"

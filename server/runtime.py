@@ -19,12 +19,12 @@ from mcp.shared.subscriptions import ResourceUpdated
 from server import release_free_memory
 from server.scope import Scope
 from server.settings import Settings
-from tiers.embedder import FastEmbedder
 from tiers.errors import MemtiersError
-from tiers.locking import serving_lock
 from tiers.memory import Memory
-from tiers.outcomes import SweepReport
-from tiers.privacy import open_private
+from tiers.model.embedder import FastEmbedder
+from tiers.namespace.outcomes import SweepReport
+from tiers.privacy.folders import open_private
+from tiers.storage.locking import serving_lock
 
 log = logging.getLogger("memtiers")
 PROFILE_URI = "memory://profile"

@@ -9,11 +9,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from tiers.embedder import DEFAULT_MODEL
-from tiers.heat import HeatRules
+from tiers.lifecycle.heat import HeatRules
 from tiers.memory import MemorySettings
-from tiers.recall import RecallSettings
-from tiers.secrets import SecretPolicy
+from tiers.model.embedder import DEFAULT_MODEL
+from tiers.privacy.secrets import SecretPolicy
+from tiers.recall.rank import RecallSettings
 
 _NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _TOKEN = re.compile(r"^[!-~]{16,512}$")  # printable ASCII, no spaces: it travels in an HTTP header

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tiers.hot import Entry, render
-from tiers.outcomes import Forgotten, Promoted, Stored
-from tiers.recall import Packed, Ranked
+from tiers.namespace.outcomes import Forgotten, Promoted, Stored
+from tiers.recall.rank import Packed, Ranked
 from tiers.records import tokens_of
-from tiers.timeparse import iso
+from tiers.storage.hot import Entry, render
+from tiers.text.timeparse import iso
 
 
 def stored_data(s: Stored) -> dict[str, Any]:

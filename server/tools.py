@@ -14,9 +14,9 @@ from pydantic import Field
 from server import shape
 from server.errors import as_tool_errors
 from server.runtime import Runtime
+from tiers.model.rerank import THOROUGH
 from tiers.records import Kind, MemoryIn, MetaValue, Tier
-from tiers.rerank import THOROUGH
-from tiers.timeparse import parse_time
+from tiers.text.timeparse import parse_time
 
 T = TypeVar("T")
 

@@ -9,8 +9,8 @@ import pytest
 
 from server.settings import Settings
 from tests.s3 import S3Server, moto_server
-from tiers.embedder import FastEmbedder
 from tiers.memory import Memory, MemorySettings
+from tiers.model.embedder import FastEmbedder
 
 
 @pytest.fixture

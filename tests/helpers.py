@@ -13,7 +13,7 @@ import lancedb
 from mcp import Client
 from mcp_types import CallToolResult, TextContent
 
-from tiers.heat import HeatRules
+from tiers.lifecycle.heat import HeatRules
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 

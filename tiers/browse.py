@@ -12,10 +12,10 @@ from datetime import UTC, datetime, timedelta
 
 import pyarrow as pa
 
-from tiers.ledger import Move
+from tiers.lifecycle.rules import record_heat
 from tiers.memory import Memory
 from tiers.records import Record, Tier
-from tiers.rules import record_heat
+from tiers.storage.ledger import Move
 
 WEEK = timedelta(days=7)
 

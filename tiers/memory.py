@@ -11,23 +11,24 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from tiers import blas, rerank, updates
-from tiers import recall as ranking
-from tiers.backfill import Backfill
-from tiers.embedder import Embedder
 from tiers.errors import NotFound
-from tiers.hot import Entry, HotProfile
-from tiers.ledger import Ledger, Move
-from tiers.moves import Moves
-from tiers.outcomes import Forgotten, ProfileChange, Promoted, Stored, SweepReport, Undone
-from tiers.parts import MemorySettings, Parts, random_id
-from tiers.profile import Edit, ProfileEditor
+from tiers.index.store import Store
+from tiers.lifecycle.rules import Plan
+from tiers.model import blas, rerank
+from tiers.model.embedder import Embedder
+from tiers.namespace.backfill import Backfill
+from tiers.namespace.moves import Moves
+from tiers.namespace.outcomes import Forgotten, ProfileChange, Promoted, Stored, SweepReport, Undone
+from tiers.namespace.parts import MemorySettings, Parts, random_id
+from tiers.namespace.profile import Edit, ProfileEditor
+from tiers.namespace.search import Search
+from tiers.namespace.writes import Writer
+from tiers.privacy.secrets import screen_values
+from tiers.recall import rank as ranking
+from tiers.recall import updates
 from tiers.records import MemoryIn, Record, Tier
-from tiers.rules import Plan
-from tiers.search import Search
-from tiers.secrets import screen_values
-from tiers.store import Store
-from tiers.writes import Writer
+from tiers.storage.hot import Entry, HotProfile
+from tiers.storage.ledger import Ledger, Move
 
 __all__ = ["Memory", "MemorySettings"]
 
@@ -44,7 +45,7 @@ class Memory:
     ) -> None:
         """`new_id` makes record ids, injectable like the clock so that a simulation is reproducible.
 
-        numpy's BLAS is set to one thread for the whole process (tiers/blas.py: recall's products are small).
+        numpy's BLAS is set to one thread for the whole process (tiers/model/blas.py: recall's products are small).
         """
         blas.one_thread()
         self.parts = Parts(folder, embedder, settings or MemorySettings(), new_id)
@@ -94,7 +95,7 @@ class Memory:
             rerank.shared().load()
 
     def remember(self, items: Sequence[MemoryIn], now: datetime) -> list[Stored]:
-        """Store memories; a repeat is merged into the stored one (see tiers/writes.py)."""
+        """Store memories; a repeat is merged into the stored one (see tiers/namespace/writes.py)."""
         return self._writer.remember(items, now, self._set_from_memory)
 
     def _set_from_memory(
@@ -122,7 +123,7 @@ class Memory:
         return self.parts.hot.entries()
 
     def flags(self) -> dict[str, dict[str, Any]]:
-        """Profile entries a newer memory may update, said without their key (tiers/flags.py), by key."""
+        """Profile entries a newer memory may update, said without their key (tiers/lifecycle/flags.py), by key."""
         return self.parts.flags.listed()
 
     def dismiss(self, keys: Sequence[str], now: datetime) -> list[str]:

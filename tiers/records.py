@@ -14,7 +14,7 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tiers.errors import InvalidInput
-from tiers.timeparse import as_utc, parse_duration, parse_time
+from tiers.text.timeparse import as_utc, parse_duration, parse_time
 
 MAX_CONTENT_CHARS = 8_000
 MAX_BATCH = 1_000

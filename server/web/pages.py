@@ -30,11 +30,11 @@ from server.web.auth import COOKIE, Gate, Session, csrf_ok, set_cookie
 from server.web.chart import COLOURS, tiers_svg
 from tiers import browse
 from tiers.errors import InvalidInput, MemtiersError
-from tiers.recall import Packed
+from tiers.index.store import check_id
+from tiers.recall.rank import Packed
 from tiers.records import Tier, tokens_of
-from tiers.store import check_id
-from tiers.timeparse import iso, parse_time
-from tiers.transfer import FORMATS, export, import_file
+from tiers.text.timeparse import iso, parse_time
+from tiers.transfer.jsonl import FORMATS, export, import_file
 
 if TYPE_CHECKING:
     from server.http import Namespaces

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from tests.bench.locomo import CATEGORIES, HALVES, Question, Tally, found_ids, load_questions, load_turns, store_turns
-from tiers.embedder import FastEmbedder
 from tiers.memory import Memory, MemorySettings
-from tiers.recall import RecallSettings
+from tiers.model.embedder import FastEmbedder
+from tiers.recall.rank import RecallSettings
 
 SETTINGS = (("1024 tok", 50, 1024), ("k=10", 10, None))
 

@@ -26,9 +26,9 @@ from datetime import timedelta
 from pathlib import Path
 
 from tests.bench.locomo import CATEGORIES, FORMS, HALVES, load_questions, load_turns, store_turns, with_values
-from tiers import recall as ranking
-from tiers.embedder import FastEmbedder
 from tiers.memory import Memory, MemorySettings
+from tiers.model.embedder import FastEmbedder
+from tiers.recall import rank as ranking
 
 DEPTHS = (10, 25, 50, 100, 200, 400)
 MISSING = sys.maxsize  # the rank of evidence recall did not return within the depth

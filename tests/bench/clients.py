@@ -24,9 +24,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from tiers.embedder import FastEmbedder
 from tiers.errors import MemtiersError
 from tiers.memory import Memory
+from tiers.model.embedder import FastEmbedder
 from tiers.records import MemoryIn, Tier
 
 T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)

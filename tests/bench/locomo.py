@@ -49,11 +49,11 @@ import numpy as np
 from tests.bench import synthetic
 from tests.bench.fill import fill
 from tests.bench.flat import FlatStore
-from tiers import recall as ranking
-from tiers.embedder import FastEmbedder, pieces
 from tiers.memory import Memory, MemorySettings
+from tiers.model.embedder import FastEmbedder, pieces
+from tiers.recall import rank as ranking
 from tiers.records import MAX_CONTENT_CHARS, MemoryIn, Tier
-from tiers.terms import words
+from tiers.text.terms import words
 
 BUDGETS = (256, 512, 1024, 2048)
 HALVES = {"0-3": range(0, 4), "4-6": range(4, 7)}  # tune on the first, confirm on the second

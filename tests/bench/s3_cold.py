@@ -27,8 +27,8 @@ import lancedb
 import numpy as np
 
 from tests.s3 import moto_server
-from tiers.embedder import FastEmbedder
 from tiers.memory import Memory, MemorySettings
+from tiers.model.embedder import FastEmbedder
 from tiers.records import Kind, MemoryIn
 
 PEOPLE = ["Ana", "Bo", "Chen", "Dara", "Eli", "Fatima", "Goran", "Hana", "Ines", "Jonas", "Kemal", "Lea"]

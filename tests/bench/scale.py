@@ -42,10 +42,12 @@ from mcp.client.stdio import stdio_client
 
 from tests.bench import synthetic
 from tests.bench.fill import fill
-from tiers import graphs, search, signs
-from tiers.cold import ColdScope, id_numbers
-from tiers.embedder import FastEmbedder, packaged_model_folder
+from tiers.index import signs
+from tiers.index.cold import ColdScope, id_numbers
 from tiers.memory import Memory
+from tiers.model import graphs
+from tiers.model.embedder import FastEmbedder, packaged_model_folder
+from tiers.namespace import search
 from tiers.records import MemoryIn
 
 MEMTIERS = Path(sys.executable).with_name("memtiers")
@@ -327,7 +329,7 @@ async def _serve(inputs: Inputs, home: Path, figures: Figures) -> None:
 
 
 def prepare_model_cache(home: Path, figures: Figures) -> None:
-    """The server's model cache as a restarted server finds it: the packaged graph rewritten (tiers/graphs.py),
+    """The server's model cache as a restarted server finds it: the packaged graph rewritten (tiers/model/graphs.py),
     which a server's first start on a new cache does once; timed here."""
     start = time.perf_counter()
     for recipe in (graphs.QUERIES, graphs.DOCUMENTS):

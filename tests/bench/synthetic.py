@@ -22,8 +22,8 @@ import numpy as np
 import pyarrow as pa
 
 from tests.bench import vocab
-from tiers.embedder import Embedder
-from tiers.tables import RECORD_COLUMNS, schema
+from tiers.model.embedder import Embedder
+from tiers.storage.tables import RECORD_COLUMNS, schema
 
 CACHE = Path.home() / ".cache" / "memtiers-bench"
 TARGET_COSINE = 0.9

@@ -7,9 +7,9 @@ from types import SimpleNamespace
 
 from tests.bench.ceiling import MISSING, last_evidence_rank, within
 from tests.bench.locomo import FORMS, Turn, baseline_pack, keywords, session_parts, topic, with_values
-from tiers.recall import RecallSettings
+from tiers.recall.rank import RecallSettings
 from tiers.records import MAX_CONTENT_CHARS, Kind, Record, Tier
-from tiers.terms import words
+from tiers.text.terms import words
 
 
 def test_a_question_in_keywords_keeps_its_content_words_in_order_and_drops_question_and_function_words() -> None:

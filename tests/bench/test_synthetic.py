@@ -10,8 +10,8 @@ import numpy as np
 
 from tests.bench import synthetic
 from tests.bench.fill import fill
-from tiers.embedder import FastEmbedder
 from tiers.memory import Memory
+from tiers.model.embedder import FastEmbedder
 from tiers.records import Tier
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)

@@ -1023,7 +1023,7 @@ def _iso(at: datetime) -> str:
 
 def run_half(name: str, chosen: Sequence[Item], notes: Sequence[str], embedder: Any, log: Any) -> Score:
     from tiers.memory import Memory, MemorySettings
-    from tiers.recall import RecallSettings
+    from tiers.recall.rank import RecallSettings
     from tiers.records import MemoryIn
 
     score = Score(n_items=len(chosen), n_ordinary=len(notes))
@@ -1098,7 +1098,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="append the markdown here")
     args = parser.parse_args(argv)
 
-    from tiers.embedder import FastEmbedder
+    from tiers.model.embedder import FastEmbedder
 
     all_items, all_notes = items(), ordinary(args.ordinary)
     embedder = FastEmbedder()

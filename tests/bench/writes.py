@@ -14,8 +14,8 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from tiers.embedder import FastEmbedder
 from tiers.memory import Memory
+from tiers.model.embedder import FastEmbedder
 from tiers.records import MemoryIn
 
 TOPICS = ["deploy", "budget", "lunch", "design review", "flight", "doctor", "garden", "release", "invoice", "hiring"]

@@ -15,7 +15,7 @@ from mcp.client.streamable_http import streamable_http_client
 from server.http import build_http_app, uvicorn_config
 from server.settings import Settings
 from server.token import Grants, configured_tokens
-from tiers.embedder import FastEmbedder
+from tiers.model.embedder import FastEmbedder
 
 
 @contextmanager

@@ -9,8 +9,8 @@ import pytest
 
 from server.cli import main
 from server.settings import Settings
-from tiers.embedder import FastEmbedder
 from tiers.memory import Memory
+from tiers.model.embedder import FastEmbedder
 from tiers.records import MemoryIn, Tier
 
 T0 = datetime(2026, 1, 5, tzinfo=UTC)

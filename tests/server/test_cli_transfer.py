@@ -10,8 +10,8 @@ import pytest
 from server.cli import main
 from server.settings import Settings
 from tests.helpers import T0, count_rows
-from tiers.embedder import FastEmbedder
 from tiers.memory import Memory
+from tiers.model.embedder import FastEmbedder
 from tiers.records import MemoryIn
 
 SAMPLES = Path(__file__).parent.parent / "tiers" / "samples"

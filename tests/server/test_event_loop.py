@@ -12,8 +12,8 @@ from mcp import Client
 from server.app import build_server
 from server.settings import Settings
 from tests.helpers import T0, Clock, call
-from tiers.embedder import FastEmbedder
 from tiers.memory import Memory
+from tiers.model.embedder import FastEmbedder
 from tiers.records import MemoryIn
 
 SLOW = 0.05  # seconds: a callback that long stalls every other request the server is serving

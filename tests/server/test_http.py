@@ -21,7 +21,7 @@ from server.settings import Settings
 from tests.helpers import call, count_rows, text
 from tests.server.http_running import bearer, http_client, running_http
 from tests.server.test_inspector import INSPECTOR, inspector_env
-from tiers.embedder import FastEmbedder
+from tiers.model.embedder import FastEmbedder
 
 pytestmark = pytest.mark.anyio
 

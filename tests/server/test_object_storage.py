@@ -13,8 +13,8 @@ from server.app import build_server
 from server.settings import Settings
 from tests.helpers import T0, Clock, call
 from tests.s3 import S3Server
-from tiers.embedder import FastEmbedder
 from tiers.memory import Memory
+from tiers.model.embedder import FastEmbedder
 from tiers.records import Kind, MemoryIn
 
 pytestmark = pytest.mark.anyio

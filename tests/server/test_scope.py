@@ -17,7 +17,7 @@ from server.scope import from_roots, namespace_of_root
 from server.settings import Settings
 from tests.helpers import call
 from tests.server.http_running import bearer, running_http
-from tiers.embedder import FastEmbedder
+from tiers.model.embedder import FastEmbedder
 
 pytestmark = pytest.mark.anyio
 TOKEN = "scope-token-0123456789abcdef"

@@ -10,7 +10,7 @@ from mcp import Client
 from server.app import build_server
 from server.settings import ConfigError, Settings
 from tests.helpers import call, text
-from tests.tiers.test_secrets import SAMPLES
+from tests.tiers.privacy.test_secrets import SAMPLES
 
 pytestmark = pytest.mark.anyio
 

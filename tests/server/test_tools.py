@@ -14,8 +14,8 @@ from server.app import build_server
 from server.settings import HttpToken, Settings
 from tests.helpers import T0, Clock, call, count_rows, text
 from tests.server.http_running import http_client, running_http
-from tiers.embedder import FastEmbedder
 from tiers.memory import Memory
+from tiers.model.embedder import FastEmbedder
 from tiers.records import Kind, MemoryIn
 
 pytestmark = pytest.mark.anyio
@@ -459,8 +459,8 @@ async def test_recall_told_to_rerank_finds_what_words_miss_and_says_how_to_get_t
 ) -> None:
     import importlib.util
 
-    from tests.tiers.test_rerank import ANSWER, AROUND, QUESTION
-    from tiers import rerank
+    from tests.tiers.model.test_rerank import ANSWER, AROUND, QUESTION
+    from tiers.model import rerank
 
     real = importlib.util.find_spec
 

@@ -11,8 +11,8 @@ from mcp import Client
 from server.app import build_server
 from server.settings import Settings
 from tests.helpers import call, count_rows, text
-from tiers.embedder import FastEmbedder
 from tiers.memory import Memory
+from tiers.model.embedder import FastEmbedder
 
 pytestmark = pytest.mark.anyio
 

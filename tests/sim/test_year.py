@@ -22,11 +22,11 @@ from tests.sim.year import (
     goal,
     run,
 )
-from tiers.embedder import FastEmbedder
-from tiers.heat import HeatRules
-from tiers.hot import render
+from tiers.lifecycle.heat import HeatRules
 from tiers.memory import Memory, MemorySettings
+from tiers.model.embedder import FastEmbedder
 from tiers.records import MemoryIn
+from tiers.storage.hot import render
 
 # Half the default half-life and idle time, and a cap the profile reaches: 45 days exercise every rule.
 SETTINGS = MemorySettings(cap_tokens=120, rules=HeatRules(half_life_days=7, hot_idle_days=20))

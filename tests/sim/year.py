@@ -27,13 +27,13 @@ import numpy as np
 
 from tests.bench.locomo import with_values
 from tests.sim.world import CRITICAL, IDENTITY, PREFERENCES, Ask, Day, script
-from tiers import recall as ranking
-from tiers.embedder import Embedder, FastEmbedder, embed_queries
-from tiers.hot import Entry, render
 from tiers.memory import Memory, MemorySettings
-from tiers.parts import Parts
+from tiers.model.embedder import Embedder, FastEmbedder, embed_queries
+from tiers.namespace.parts import Parts
+from tiers.namespace.search import Search
+from tiers.recall import rank as ranking
 from tiers.records import MemoryIn, Tier, tokens_of
-from tiers.search import Search
+from tiers.storage.hot import Entry, render
 
 START = datetime(2026, 1, 5, tzinfo=UTC)  # a Monday
 RECALL_LIMIT = 10  # the recall tool's default

@@ -20,8 +20,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TextIO
 
-from tiers.embedder import FastEmbedder
 from tiers.memory import Memory, MemorySettings
+from tiers.model.embedder import FastEmbedder
 from tiers.records import MemoryIn, Tier
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)  # tests.helpers.T0, without importing mcp (2 s a process)

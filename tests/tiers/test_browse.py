@@ -6,9 +6,9 @@ from datetime import timedelta
 
 from tests.helpers import T0
 from tiers.browse import heats, listing, tier_history, weekly
-from tiers.ledger import Move
 from tiers.memory import Memory
 from tiers.records import MemoryIn, Tier
+from tiers.storage.ledger import Move
 
 
 def test_a_tier_lists_newest_first_in_pages_and_says_where_the_next_page_starts(memory: Memory) -> None:

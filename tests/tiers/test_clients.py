@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.bench.clients import KINDS, run
-from tiers.embedder import FastEmbedder
+from tiers.model.embedder import FastEmbedder
 
 
 def test_two_processes_making_100_mixed_calls_each_get_no_error_and_lose_nothing(

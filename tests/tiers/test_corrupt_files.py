@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from tests.helpers import T0
-from tiers.embedder import FastEmbedder
 from tiers.errors import CorruptFile, CorruptProfile, MemtiersError, StorageError
 from tiers.memory import Memory
+from tiers.model.embedder import FastEmbedder
 from tiers.records import MemoryIn, Tier
 
 NOTES = [f"Survey {i}: the {w} gauge reads {i * 3} cm" for i, w in enumerate(["river", "tide", "snow", "rain"] * 3)]

@@ -26,8 +26,8 @@ import lancedb
 import pytest
 
 from tests.tiers.crashing import T0, note
-from tiers.embedder import FastEmbedder
 from tiers.memory import Memory
+from tiers.model.embedder import FastEmbedder
 from tiers.records import MemoryIn, Tier
 
 REPO = Path(__file__).resolve().parents[2]

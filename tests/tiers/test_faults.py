@@ -19,15 +19,15 @@ import pyarrow as pa
 import pytest
 
 from tests.helpers import T0, count_rows
-from tiers.embedder import FastEmbedder
 from tiers.errors import CorruptFile, MemtiersError, ModelMismatch, StorageError
-from tiers.ledger import Ledger, Move
+from tiers.index.store import SCHEMA_VERSION, ColdScope, Store, _table, new_row
+from tiers.index.warm import Row
 from tiers.memory import Memory
+from tiers.model.embedder import FastEmbedder
 from tiers.records import Kind, MemoryIn, Record, Tier
-from tiers.reembed import reembed
-from tiers.store import SCHEMA_VERSION, ColdScope, Store, _table, new_row
-from tiers.tables import Connection, Table
-from tiers.warm import Row
+from tiers.storage.ledger import Ledger, Move
+from tiers.storage.tables import Connection, Table
+from tiers.transfer.reembed import reembed
 
 BEFORE = [f"Fact {i}: the {w} team meets on floor {i + 2}" for i, w in enumerate(["data", "web", "ops", "ml", "qa"])]
 
@@ -65,7 +65,7 @@ def test_store_json_is_written_whole_with_no_temporary_file_left(tmp_path: Path,
         "model": embedder.name,
         "dim": embedder.dim,
         "schema": SCHEMA_VERSION,
-        "pieces": True,  # a new store: every long memory has its pieces (tiers/backfill.py has nothing to do)
+        "pieces": True,  # a new store: every long memory has its pieces (tiers/namespace/backfill.py has nothing to do)
     }
     assert [p.name for p in (tmp_path / "ns").iterdir() if p.name.endswith(".tmp")] == []
 

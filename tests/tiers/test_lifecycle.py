@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tiers.embedder import FastEmbedder
 from tiers.memory import Memory, MemorySettings
+from tiers.model.embedder import FastEmbedder
 from tiers.records import Kind, MemoryIn, Tier
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)

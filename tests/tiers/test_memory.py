@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import T0, count_rows
-from tiers.embedder import FastEmbedder
 from tiers.errors import InvalidInput, NotFound
-from tiers.hot import Entry
+from tiers.lifecycle.rules import hot_rid
 from tiers.memory import Memory, MemorySettings
-from tiers.recall import Ranked, pack
+from tiers.model.embedder import FastEmbedder
+from tiers.recall.rank import Ranked, pack
 from tiers.records import Kind, MemoryIn, Tier
-from tiers.rules import hot_rid
+from tiers.storage.hot import Entry
 
 
 def remember(memory: Memory, content: str, **fields: object) -> str:
@@ -298,7 +298,7 @@ def test_in_a_small_profile_entries_on_one_topic_are_both_shown_and_a_lone_digit
 def test_a_host_that_carries_the_profile_gets_none_of_it_again_from_recall(
     tmp_path: Path, embedder: FastEmbedder
 ) -> None:
-    from tiers.recall import RecallSettings
+    from tiers.recall.rank import RecallSettings
 
     memory = Memory(tmp_path / "ns", embedder, MemorySettings(recall=RecallSettings(profile_carried=True)))
     try:

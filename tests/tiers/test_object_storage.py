@@ -21,11 +21,11 @@ from server.cli import main
 from server.settings import Settings
 from tests.helpers import count_rows
 from tests.s3 import S3Server
-from tiers.embedder import FastEmbedder
+from tiers.index.store import ColdScope
 from tiers.memory import Memory, MemorySettings
+from tiers.model.embedder import FastEmbedder
 from tiers.records import Kind, MemoryIn, Tier
-from tiers.store import ColdScope
-from tiers.terms import words
+from tiers.text.terms import words
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 STAGING = "The staging database lives on host db-stage-3"
@@ -168,7 +168,7 @@ OTHER_PROCESS = """
 import json, sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from tiers.embedder import FastEmbedder
+from tiers.model.embedder import FastEmbedder
 from tiers.memory import Memory, MemorySettings
 from tiers.records import Kind, MemoryIn, Tier
 

