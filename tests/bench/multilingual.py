@@ -28,6 +28,7 @@ through `Memory.recall`, once at limit 10 (ranked first, within the first three)
     PYTHONPATH=. .venv/bin/python -m tests.bench.multilingual --half both
     PYTHONPATH=. .venv/bin/python -m tests.bench.multilingual --embedder /tmp/lang/prototype.py:MultilingualE5
     PYTHONPATH=. .venv/bin/python -m tests.bench.multilingual --half A --limit-facts 5 --notes 40
+    PYTHONPATH=. .venv/bin/python -m tests.bench.multilingual --half A --set kind_match=0 updates=False
 
 `--embedder module:Class` (or `path/to/file.py:Class`) measures any class implementing the `Embedder` protocol
 of tiers/embedder.py, constructed with no arguments (its `load()` is called when it has one), without changing
@@ -37,9 +38,11 @@ the product; `--model default` is the product's `FastEmbedder()`.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import importlib.util
 import json
+import os
 import platform
 import random
 import statistics
@@ -1529,9 +1532,17 @@ def _iso(at: datetime) -> str:
 
 
 def run_half(
-    name: str, chosen: Sequence[Fact], notes: Sequence[Note], asked: Sequence[Question], embedder: Any, log: Any
+    name: str,
+    chosen: Sequence[Fact],
+    notes: Sequence[Note],
+    asked: Sequence[Question],
+    embedder: Any,
+    log: Any,
+    changed: Sequence[str] = (),
 ) -> Score:
-    """One half in a fresh store: every memory through `remember` in date order, then every question."""
+    """One half in a fresh store: every memory through `remember` in date order, then every question.
+    `changed`: recall settings as NAME=VALUE (a diagnostic run; by default the product's own)."""
+    from tests.bench.locomo import with_values
     from tiers.memory import Memory, MemorySettings
     from tiers.records import Kind, MemoryIn
 
@@ -1540,7 +1551,10 @@ def run_half(
     by_key = {f.key: f for f in chosen}
     ids: dict[str, str] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        memory = Memory(Path(tmp) / "ns", embedder, MemorySettings())
+        settings = MemorySettings()
+        if changed:
+            settings = dataclasses.replace(settings, recall=with_values(settings.recall, changed))
+        memory = Memory(Path(tmp) / "ns", embedder, settings)
         started = time.perf_counter()
         dated = timeline(chosen, notes)
         for step, d in enumerate(dated):
@@ -1636,6 +1650,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--embedder", help="module:Class or path/to/file.py:Class implementing the Embedder protocol")
     parser.add_argument("--limit-facts", type=int, default=0, help="at most N facts of each language per half")
     parser.add_argument("--notes", type=int, default=0, help="at most N notes of each language per half")
+    parser.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE", help="recall settings to change")
     parser.add_argument("--out", type=Path, help="append the markdown here")
     parser.add_argument("--misses", type=Path, help="write the questions not ranked first here (JSON lines)")
     args = parser.parse_args(argv)
@@ -1649,13 +1664,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         keys = {f.key for f in chosen}
         asked = [q for q in all_questions if q.answer in keys]
         notes = half_notes(all_notes, name, args.notes)
-        scores[name] = run_half(name, chosen, notes, asked, embedder, sys.stderr)
+        scores[name] = run_half(name, chosen, notes, asked, embedder, sys.stderr, args.set)
     if len(scores) == 2:
         both = Score()
         for s in scores.values():
             both.merge(s)
         scores["both"] = both
     elapsed = time.perf_counter() - started
+    load = " / ".join(f"{v:.1f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     whole = scores.get("both") or next(iter(scores.values()))
     per_lang = ", ".join(f"{lang} {len(FACTS[lang])}" for lang in LANGUAGES)
     lines = [
@@ -1664,11 +1680,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"run: --half {args.half}"
         + (f" --limit-facts {args.limit_facts}" if args.limit_facts else "")
         + (f" --notes {args.notes}" if args.notes else "")
+        + (f" --set {' '.join(args.set)}" if args.set else "")
         + f"; {whole.notes} notes stored",
         f"model {getattr(embedder, 'name', type(embedder).__name__)}"
         + (f" (--embedder {args.embedder})" if args.embedder else "")
         + f"; run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC at commit {commit()} on {platform.machine()} "
-        f"{platform.system()}, Python {platform.python_version()}, {elapsed:.0f} s",
+        f"{platform.system()}, Python {platform.python_version()}, {elapsed:.0f} s, load average {load}",
         "",
         *table(scores),
         "",
