@@ -31,7 +31,7 @@ through `Memory.recall`, once at limit 10 (ranked first, within the first three)
     PYTHONPATH=. .venv/bin/python -m tests.bench.multilingual --half A --set kind_match=0 updates=False
 
 `--embedder module:Class` (or `path/to/file.py:Class`) measures any class implementing the `Embedder` protocol
-of tiers/embedder.py, constructed with no arguments (its `load()` is called when it has one), without changing
+of tiers/model/embedder.py, constructed with no arguments (its `load()` is called when it has one), without changing
 the product; `--model default` is the product's `FastEmbedder()`.
 """
 
@@ -1625,7 +1625,7 @@ def load_embedder(model: str, path: str | None) -> Any:
             module = importlib.import_module(where)
         embedder = getattr(module, cls)()
     else:
-        from tiers.embedder import FastEmbedder
+        from tiers.model.embedder import FastEmbedder
 
         embedder = FastEmbedder() if model == "default" else FastEmbedder(model)
     load = getattr(embedder, "load", None)
