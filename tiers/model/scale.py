@@ -1,0 +1,119 @@
+"""How a model's cosines are read on the default model's scale, where recall compares them with fixed thresholds.
+
+Recall's thresholds were set on the default model's cosines: how alike two memories must be for one to be a
+later word on the other (tiers/recall/updates.py), how close a query must come to "my health" to list the user's
+health facts first (`RecallSettings.kind_match`), to a profile entry to show it (tiers/namespace/search.py), and
+how much an excerpt's choice weighs meaning against words (tiers/index/pieces.py). e5's vectors share one large
+direction, so any two texts sit at a cosine of 0.7 to 0.9 where the default model puts unrelated texts near 0.2:
+under e5 every pair passed every threshold. A `CosineScale` keeps 1 at 1 and stretches the distance below it by
+one factor for each kind of pair (two memories, a query and a memory, two queries: e5's prefixes make them
+differ), so that the median cosine of unrelated texts is the default model's. Only comparisons with a threshold
+read it: ranking uses each model's own cosines (its order within a query does not change under such a map,
+and the fusion with words reads each ranking's scores from its median to its best).
+
+Subtracting the common direction from every vector (and normalising again) brought the floor down too, but
+changed e5's order of memories for a query: on LoCoMo's first four conversations, the evidence ranked first by
+meaning alone for 22.9% of questions, against 25.3% with e5's own vectors.
+
+The factors are fitted on NEUTRAL, thirty ordinary English sentences and questions on unrelated subjects written
+for this (never benchmark data), by `python -m tests.bench.cosine_scale`: for each kind of pair, the median
+cosine of two of them by each model. English, because that is where the thresholds were set on the default
+model: its cosines of unrelated texts in other languages run higher (it was trained on English), and are no
+scale to read by.
+tests/tiers/model/test_multilingual.py checks that the shipped factors are what these texts give.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import TypeVar
+
+import numpy as np
+
+Cosine = TypeVar("Cosine", float, np.ndarray)
+
+
+@dataclass(frozen=True)
+class CosineScale:
+    """Cosines read on the default model's scale: `1 - stretch * (1 - cosine)`, a stretch for each kind of pair.
+
+    The default model's is the identity: its cosines come back as given, the very same objects.
+    """
+
+    memories: float = 1.0  # two memories (both embedded as memories)
+    queries: float = 1.0  # a query and a memory
+    asked: float = 1.0  # a query and a short text embedded as a query (a kind's name, a profile entry)
+
+    def between_memories(self, cosine: Cosine) -> Cosine:
+        return _stretched(cosine, self.memories)
+
+    def to_memory(self, cosine: Cosine) -> Cosine:
+        return _stretched(cosine, self.queries)
+
+    def to_query(self, cosine: Cosine) -> Cosine:
+        return _stretched(cosine, self.asked)
+
+
+AS_THEY_ARE = CosineScale()  # the default model's: its own scale
+
+
+def _stretched(cosine: Cosine, stretch: float) -> Cosine:
+    if stretch == 1.0:
+        return cosine
+    return 1.0 - stretch * (1.0 - cosine)
+
+
+NEUTRAL = (
+    "The museum opens at nine on weekdays and at ten on Sundays.",
+    "Rain is expected over the coast later this afternoon.",
+    "Water boils at a lower temperature on a high mountain.",
+    "The library moved its children's books to the second floor.",
+    "How long does it take to walk from the station to the harbour?",
+    "Fresh bread sells out early at the corner bakery.",
+    "Bridges expand slightly in the summer heat.",
+    "Which road is shorter when the river is flooded?",
+    "meeting notes",
+    "I finally fixed the squeaky hinge on the back door.",
+    "We are thinking about repainting the hallway a lighter colour.",
+    "My neighbour lent me his ladder for the weekend.",
+    "The concert was cancelled because of the storm.",
+    "Should I bring anything to the picnic on Saturday?",
+    "She started learning the violin when she was seven.",
+    "Our team switched the weekly call to Thursday mornings.",
+    "The ferry to the island leaves twice a day in winter.",
+    "He keeps his grandfather's watch in a drawer by the bed.",
+    "Tomatoes grow better against a south-facing wall.",
+    "What time does the pharmacy close on public holidays?",
+    "The old cinema downtown is being turned into flats.",
+    "Our printer jams whenever the paper is slightly damp.",
+    "Most of the guests arrived after the speeches had started.",
+    "The recipe calls for two eggs and a cup of flour.",
+    "Is the swimming pool open early on weekdays?",
+    "A fox has been visiting the garden at night.",
+    "The motorway is closed between junctions four and five.",
+    "They bought a second-hand piano for the living room.",
+    "The invoice template needs the new company address.",
+    "Snow is rare here, but the hills get some every year.",
+)
+
+
+Embed = Callable[[Sequence[str]], np.ndarray]
+
+
+def floors(memories: Embed, queries: Embed) -> tuple[float, float, float]:
+    """The median cosine of two different NEUTRAL texts: (two memories, a query and a memory, two queries),
+    through a model's two paths."""
+    m, q = memories(NEUTRAL), queries(NEUTRAL)
+    pairs = list(combinations(range(len(NEUTRAL)), 2))
+    between = [float(m[i] @ m[j]) for i, j in pairs]
+    to_memory = [float(q[i] @ m[j]) for i, j in pairs] + [float(q[j] @ m[i]) for i, j in pairs]
+    to_query = [float(q[i] @ q[j]) for i, j in pairs]
+    return float(np.median(between)), float(np.median(to_memory)), float(np.median(to_query))
+
+
+def fit(default: tuple[float, float, float], model: tuple[float, float, float]) -> CosineScale:
+    """The scale that reads `model`'s floors as the default model's (each stretch rounded to two places)."""
+    memories, queries, asked = (round((1.0 - d) / (1.0 - m), 2) for d, m in zip(default, model, strict=True))
+    return CosineScale(memories, queries, asked)
