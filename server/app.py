@@ -24,7 +24,7 @@ from server.errors import message
 from server.runtime import CURRENT_SCOPE, PROFILE_URI, Runtime, supervised, utcnow
 from server.settings import Settings
 from tiers.errors import MemtiersError
-from tiers.model.embedder import FastEmbedder
+from tiers.model.embedder import LoadingEmbedder
 from tiers.storage.hot import render
 
 log = logging.getLogger("memtiers")
@@ -109,7 +109,7 @@ def build_server(
     settings: Settings,
     clock: Callable[[], datetime] = utcnow,
     run_timer: bool = True,
-    embedder: FastEmbedder | None = None,
+    embedder: LoadingEmbedder | None = None,
     runtime: Runtime | None = None,
 ) -> MCPServer:
     """The memtiers MCP server for `settings`; `clock` is injectable so tests control time.

@@ -101,12 +101,12 @@ def _token(settings: Settings) -> int:
 
 def _offline(args: argparse.Namespace, settings: Settings) -> int:
     from tiers.memory import Memory
-    from tiers.model.embedder import FastEmbedder
+    from tiers.model.catalog import open_embedder
     from tiers.privacy.folders import open_private
     from tiers.transfer.reembed import reembed
 
     open_private(settings.home)
-    embedder = FastEmbedder(settings.embed_model, cache_dir=settings.model_cache)
+    embedder = open_embedder(settings.embed_model, cache_dir=settings.model_cache)
     if args.command == "reembed":
         options = settings.memory
         with _progress("re-embedding") as progress:
@@ -150,6 +150,7 @@ def _offline(args: argparse.Namespace, settings: Settings) -> int:
             else:
                 for key, value in data.items():
                     print(f"{key}: {value}")
+                print("(`memtiers reembed` moves every memory to the model MEMTIERS_EMBED_MODEL names)")
         elif args.command == "log":
             moves = memory.moves(args.id, args.limit)
             if not moves:

@@ -32,7 +32,8 @@ from server.runtime import Runtime
 from server.settings import ConfigError, Settings, check_namespace
 from server.token import Grants, configured_tokens
 from server.web import build_web_app
-from tiers.model.embedder import FastEmbedder
+from tiers.model.catalog import open_embedder
+from tiers.model.embedder import LoadingEmbedder
 
 log = logging.getLogger("memtiers")
 PATH = "/mcp"
@@ -71,7 +72,7 @@ def transport_security(host: str, allowed_hosts: Sequence[str] = ()) -> Transpor
 class Namespaces:
     """The namespaces one process serves: each opened on its first authorised request, then kept; one shared model."""
 
-    def __init__(self, settings: Settings, security: TransportSecuritySettings, embedder: FastEmbedder) -> None:
+    def __init__(self, settings: Settings, security: TransportSecuritySettings, embedder: LoadingEmbedder) -> None:
         self.settings = settings
         self.security = security
         self.embedder = embedder
@@ -237,10 +238,10 @@ def build_http_app(
     grants: Grants,
     host: str = "127.0.0.1",
     allowed_hosts: Sequence[str] = (),
-    embedder: FastEmbedder | None = None,
+    embedder: LoadingEmbedder | None = None,
 ) -> MemtiersHTTP:
     """The HTTP app for `settings`; `embedder`, when given, is the model every namespace shares."""
-    model = embedder or FastEmbedder(settings.embed_model, cache_dir=settings.model_cache)
+    model = embedder or open_embedder(settings.embed_model, cache_dir=settings.model_cache)
     return MemtiersHTTP(Namespaces(settings, transport_security(host, allowed_hosts), model), grants)
 
 

@@ -21,7 +21,8 @@ from server.scope import Scope
 from server.settings import Settings
 from tiers.errors import MemtiersError
 from tiers.memory import Memory
-from tiers.model.embedder import FastEmbedder
+from tiers.model.catalog import open_embedder
+from tiers.model.embedder import LoadingEmbedder
 from tiers.namespace.outcomes import SweepReport
 from tiers.privacy.folders import open_private
 from tiers.storage.locking import serving_lock
@@ -51,7 +52,7 @@ class Runtime:
         settings: Settings,
         bus: InMemorySubscriptionBus,
         clock: Callable[[], datetime] = utcnow,
-        embedder: FastEmbedder | None = None,
+        embedder: LoadingEmbedder | None = None,
     ):
         """`embedder` is shared by the runtimes of one HTTP process; without it, `open` makes this runtime's own."""
         self.settings = settings
@@ -62,7 +63,7 @@ class Runtime:
         # The scope of each client session (its Mcp-Session-Id over HTTP; the one stdio client), newest last.
         self.scopes: OrderedDict[str, Scope] = OrderedDict()
         self.told_default = False  # whether the log has said that clients without roots work in the default one
-        self.embedder: FastEmbedder | None = embedder
+        self.embedder: LoadingEmbedder | None = embedder
         self.first_request = asyncio.Event()
         self.legacy_listeners: set[Any] = set()
         self._profile_stamp: dict[str, tuple[int, int] | None] = {}
@@ -101,7 +102,7 @@ class Runtime:
     def open(self) -> None:
         open_private(self.settings.home)  # the whole data folder, the model cache included
         if self.embedder is None:
-            self.embedder = FastEmbedder(self.settings.embed_model, cache_dir=self.settings.model_cache)
+            self.embedder = open_embedder(self.settings.embed_model, cache_dir=self.settings.model_cache)
         self._memory = Memory(self.settings.folder, self.embedder, self.settings.memory)
         # Held while the server runs: `memtiers reembed` refuses to swap the model under it.
         self._serving.enter_context(serving_lock(self.settings.folder))
@@ -147,6 +148,12 @@ class Runtime:
     async def _open_store(self) -> None:
         try:
             await self.run(self.memory.warm_up)
+            log.info(
+                "%s holds memories embedded with %s; `memtiers reembed` moves them to the model MEMTIERS_EMBED_MODEL "
+                "names",
+                self.memory.folder,
+                self.memory.embedder.name,
+            )
         except MemtiersError as exc:
             log.warning("opening the store ahead of the first call failed; calls will report why: %s", exc)
         except Exception:

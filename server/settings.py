@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tiers.lifecycle.heat import HeatRules
 from tiers.memory import MemorySettings
+from tiers.model import catalog
 from tiers.model.embedder import DEFAULT_MODEL
 from tiers.privacy.secrets import SecretPolicy
 from tiers.recall.rank import RecallSettings
@@ -129,7 +130,7 @@ class Settings:
             "home": Path(env.get("MEMTIERS_HOME") or default_home(env)).expanduser(),
             "namespace": namespace,
             "namespace_named": bool(env.get("MEMTIERS_NAMESPACE")),
-            "embed_model": env.get("MEMTIERS_EMBED_MODEL") or DEFAULT_MODEL,
+            "embed_model": _model(env),
             "sweep_interval": _number(env, "MEMTIERS_SWEEP_INTERVAL", 600.0, float),
             "hot_cap_tokens": cap,
             "hot_idle_days": idle,
@@ -169,6 +170,17 @@ def _object_storage(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     if options.get("endpoint", "").startswith("http://"):
         options["allow_http"] = "true"
     return tuple(sorted(options.items()))
+
+
+def _model(env: Mapping[str, str]) -> str:
+    """MEMTIERS_EMBED_MODEL as the full name a store records (`multilingual`, `default` or a full name)."""
+    raw = (env.get("MEMTIERS_EMBED_MODEL") or "").strip()
+    if not raw:
+        return DEFAULT_MODEL
+    lacking = catalog.missing(raw)
+    if lacking is not None:
+        raise ConfigError(f"MEMTIERS_EMBED_MODEL={raw}: {lacking}")
+    return catalog.canonical(raw)
 
 
 def _flag(env: Mapping[str, str], name: str, default: bool = False) -> bool:

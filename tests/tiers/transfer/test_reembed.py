@@ -18,6 +18,7 @@ from tests.helpers import count_rows, files_containing
 from tiers.errors import ModelMismatch, StorageError
 from tiers.memory import Memory
 from tiers.model.embedder import FastEmbedder
+from tiers.model.multilingual import MultilingualEmbedder
 from tiers.records import MemoryIn, Tier
 from tiers.storage.ledger import Move
 from tiers.transfer.reembed import reembed
@@ -211,3 +212,68 @@ def test_a_resumed_reembed_carries_the_writes_moves_and_forgets_made_since_it_wa
     switched.close()
     assert files_containing(folder, text_of[gone]) == []  # nor in the copies the first run made
     assert files_containing(folder, text_of[moved])
+
+
+def test_a_store_of_the_default_model_refuses_the_multilingual_one_and_back_naming_both(
+    tmp_path: Path, embedder: FastEmbedder, multilingual: MultilingualEmbedder
+) -> None:
+    for made_by, other, folder in ((embedder, multilingual, tmp_path / "a"), (multilingual, embedder, tmp_path / "b")):
+        memory = Memory(folder, made_by)
+        memory.remember([MemoryIn(content="the deploy runs on Fridays")], NOW)
+        memory.close()
+
+        opened = Memory(folder, other)
+        with pytest.raises(ModelMismatch) as refused:
+            opened.store.count()
+        opened.close()
+
+        assert f"embedded with {made_by.name!r}" in str(refused.value)
+        assert f"not the configured {other.name!r}" in str(refused.value)
+        assert "memtiers reembed" in str(refused.value)
+
+
+def test_reembed_from_the_default_model_to_the_multilingual_one_and_back_keeps_ids_tiers_and_history(
+    tmp_path: Path, embedder: FastEmbedder, multilingual: MultilingualEmbedder
+) -> None:
+    folder = tmp_path / "ns"
+    memory = Memory(folder, embedder)
+    stored = memory.remember(
+        [MemoryIn(content=f"garden note {i}: the roses by wall {i}") for i in range(12)]
+        + [MemoryIn(content="我对花生过敏。"), MemoryIn(content="I am allergic to penicillin")],
+        NOW,
+    )
+    with memory.parts.locked():
+        memory.store.move([Move(NOW, s.id, "warm", "cold", "test") for s in stored[:4]])
+    memory.store.compact()
+    history = memory.moves(limit=100)
+    memory.close()
+    before = stored_ids(folder)
+
+    assert reembed(folder, multilingual) == 14
+
+    assert stored_ids(folder) == before
+    assert json.loads((folder / "store.json").read_text())["model"] == multilingual.name
+    switched = Memory(folder, multilingual)
+    try:
+        assert switched.moves(limit=100) == history
+        assert [switched.get(s.id).tier for s in stored] == [Tier.COLD] * 4 + [Tier.WARM] * 10
+        assert switched.get(stored[-1].id).protected
+        assert switched.recall("What am I allergic to?", NOW, limit=3).hits[0].record.content in {
+            "我对花生过敏。",
+            "I am allergic to penicillin",
+        }
+        assert switched.recall("我对什么过敏？", NOW, limit=1).hits[0].record.content == "我对花生过敏。"
+    finally:
+        switched.close()
+
+    assert reembed(folder, embedder) == 14
+
+    assert stored_ids(folder) == before
+    back = Memory(folder, embedder)
+    try:
+        assert back.moves(limit=100) == history
+        assert [back.get(s.id).tier for s in stored] == [Tier.COLD] * 4 + [Tier.WARM] * 10
+        assert back.get(stored[-1].id).protected
+        assert "garden note 7" in back.recall("garden note 7: the roses by wall 7", NOW, limit=1).text
+    finally:
+        back.close()
