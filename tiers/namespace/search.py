@@ -28,7 +28,7 @@ from tiers.index.store import ColdHits, Found, cold_scope
 from tiers.index.warm import Scope, WarmIndex
 from tiers.lifecycle.rules import hot_rid
 from tiers.model import rerank
-from tiers.model.embedder import embed_queries, is_long
+from tiers.model.embedder import cosine_scale, embed_queries, is_long
 from tiers.model.embedder import pieces as pieces_of
 from tiers.namespace.parts import Parts
 from tiers.recall import rank as ranking
@@ -114,7 +114,10 @@ class Search:
             ranked = self.later_first(query, ranked)
         ranked = ranked[:limit]
         terms, weight = parsed.terms, settings.excerpt_words
-        packed = ranking.pack(ranked, shown, limit, max_tokens, settings.grouped, terms, weight, settings.excerpt_span)
+        scale = cosine_scale(self.parts.embedder)
+        packed = ranking.pack(
+            ranked, shown, limit, max_tokens, settings.grouped, terms, weight, settings.excerpt_span, scale
+        )
         self.parts.ledger.touch([h.record.id for h in packed.hits], now)
         self.parts.ledger.touch([hot_rid(k) for k in profile if k in packed.profile or settings.profile_carried], now)
         return packed
@@ -132,7 +135,12 @@ class Search:
         common = self.parts.store.common_terms(said, updates.COMMON_SHARE, updates.COMMON_FROM)
         relevance = [window[i].similarity for i in known]
         placed, marks = updates.later_first(
-            records, np.stack([vectors[r.id] for r in records]), relevance, updates.asks_past(query), common
+            records,
+            np.stack([vectors[r.id] for r in records]),
+            relevance,
+            updates.asks_past(query),
+            common,
+            cosine_scale(self.parts.embedder),
         )
         out = list(window)
         for place, chosen in zip(known, placed, strict=True):
@@ -176,7 +184,8 @@ class Search:
         # A kind of the user's facts is listed only for a query about the user: "the identity team" is not "my
         # identity".
         names = parts.vectors_of(list(ranking.KIND_NAMES.values())) if ranking.about_user(query.text) else None
-        kinds = ranking.asked_kinds(names, query.vectors, settings.kind_match) if names is not None else []
+        scale = cosine_scale(parts.embedder)
+        kinds = ranking.asked_kinds(names, query.vectors, settings.kind_match, scale) if names is not None else []
         with store.warm() as index:
             shared = settings.shared_words
             searched = Tier.WARM in query.tiers
@@ -242,6 +251,7 @@ class Search:
             return {}
         texts = {key: f"{key.replace('_', ' ').replace('.', ' ')}: {e.value}" for key, e in entries.items()}
         vectors = self.parts.vectors_of(list(texts.values()))
+        scale = cosine_scale(self.parts.embedder)
         held = {key: set(words(text)) for key, text in texts.items()}
         counts: dict[str, int] = {}
         for found in held.values():
@@ -252,7 +262,7 @@ class Search:
         matched: list[tuple[float, str, Entry]] = []
         for (key, entry), entry_vector in zip(entries.items(), vectors, strict=True):
             cosine = float(np.dot(entry_vector, vector))
-            if cosine >= PROFILE_MATCH or asked & held[key]:
+            if scale.to_query(cosine) >= PROFILE_MATCH or asked & held[key]:
                 matched.append((cosine, key, entry))
         return {key: entry for _, key, entry in sorted(matched, key=lambda m: -m[0])}
 

@@ -18,7 +18,7 @@ from tiers.errors import InvalidInput, NotFound, ProfileCapExceeded
 from tiers.index.store import new_row
 from tiers.lifecycle.classify import classify
 from tiers.lifecycle.heat import heat
-from tiers.model.embedder import embed_memories
+from tiers.model.embedder import cosine_scale, embed_memories
 from tiers.namespace.outcomes import Earlier, Stored
 from tiers.namespace.parts import Parts
 from tiers.privacy.secrets import screen_memories
@@ -212,6 +212,7 @@ class Writer:
         said = [t for r in records.values() for t in words(r.content)]
         common = store.common_terms(said, updates.COMMON_SHARE, updates.COMMON_FROM)
         hints: dict[str, tuple[Earlier, ...]] = {}
+        scale = cosine_scale(self.parts.embedder)
         for result, found in zip(asked, near, strict=True):
             newer = records.get(result.id)
             if newer is None:
@@ -224,7 +225,8 @@ class Writer:
                     continue
                 # Named only where the new memory says that something changed: close meaning alone named a sibling
                 # note ("the train to Riga was late" for "the train to Stockholm was late") for most new notes.
-                if updates.says_change(newer.content) and updates.may_update(newer, older, cosine, terms, common):
+                close = scale.between_memories(cosine)
+                if updates.says_change(newer.content) and updates.may_update(newer, older, close, terms, common):
                     earlier.append(Earlier(older.id, older.occurred_at, older.content))
             if earlier:
                 hints[result.id] = tuple(earlier[:HINT_SHOWN])

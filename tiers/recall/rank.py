@@ -14,6 +14,7 @@ import numpy as np
 
 from tiers.index.pieces import piece_scores
 from tiers.model.embedder import piece_span
+from tiers.model.scale import AS_THEY_ARE, CosineScale
 from tiers.recall import updates
 from tiers.recall.updates import Later
 from tiers.records import Kind, Record, Tier, tokens_of
@@ -333,11 +334,13 @@ def _with_durable(pool: Pool, order: list[int], fused: np.ndarray, count: int, l
     return sorted(kept + extra, key=lambda i: -fused[i]) + rest
 
 
-def asked_kinds(names: np.ndarray, vectors: np.ndarray, threshold: float) -> list[str]:
+def asked_kinds(
+    names: np.ndarray, vectors: np.ndarray, threshold: float, scale: CosineScale = AS_THEY_ARE
+) -> list[str]:
     """The durable kinds whose name (rows of `names`, in KIND_NAMES order) a query's forms come close to."""
     if not threshold:
         return []
-    best = (names @ np.atleast_2d(vectors).T).max(axis=1)
+    best = scale.to_query((names @ np.atleast_2d(vectors).T).max(axis=1))
     return [kind.value for kind, score in zip(KIND_NAMES, best, strict=True) if score >= threshold]
 
 
@@ -398,6 +401,7 @@ def _excerpted(
     terms: Sequence[str],
     weight: float,
     span: int,
+    scale: CosineScale = AS_THEY_ARE,
 ) -> tuple[Ranked, int] | None:
     """A long hit shown by an excerpt, and its cost, where one fits the `room` left (`extra`: its day header's
     cost): its piece nearest the query (`piece_scores`), grown by the nearer neighbouring piece that still fits,
@@ -415,7 +419,8 @@ def _excerpted(
     costs = [fits(replace(hit, excerpt=cut)) for cut in cuts]
     if all(cost is None for cost in costs):
         return None
-    scores = piece_scores(np.asarray(hit.piece_cosines, dtype=np.float32), [c.text for c in cuts], terms, weight)
+    cosines = scale.to_memory(np.asarray(hit.piece_cosines, dtype=np.float32))
+    scores = piece_scores(cosines, [c.text for c in cuts], terms, weight)
     first = last = int(np.argmax(scores))
     cost = costs[first]
     if cost is None:
@@ -491,12 +496,14 @@ def pack(
     terms: Sequence[str] = (),
     excerpt_words: float = 0.0,
     excerpt_span: int = 1,
+    scale: CosineScale = AS_THEY_ARE,
 ) -> Packed:
     """Take hits in rank order while they fit `max_tokens` (at 4 characters a token) and `limit`.
 
     A long hit that does not fit whole is shown by an excerpt: its piece nearest the query by its cosine and
     the share of the query's `terms` it holds (weighted `excerpt_words`: RecallSettings.excerpt_words), widened
-    to up to `excerpt_span` pieces, each time by the nearer neighbour the budget still holds.
+    to up to `excerpt_span` pieces, each time by the nearer neighbour the budget still holds; the cosines read
+    on the default model's `scale` (tiers/model/scale.py), as the weight was set on it.
 
     Grouped, the chosen hits are shown by day, oldest first, in the order they were stored within a day.
     """
@@ -516,7 +523,7 @@ def pack(
         cost = _cost(hit, grouped, header not in headers)
         if budget is not None and used + cost > budget and hit.piece_cosines is not None:
             # A long memory that does not fit whole: the part of it nearest the query, said to be an excerpt.
-            excerpted = _excerpted(hit, cost, budget - used, extra, grouped, terms, excerpt_words, excerpt_span)
+            excerpted = _excerpted(hit, cost, budget - used, extra, grouped, terms, excerpt_words, excerpt_span, scale)
             if excerpted is not None:
                 hit, cost = excerpted
         if budget is not None and used + cost > budget:

@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
+from tiers.model.scale import AS_THEY_ARE, CosineScale
 from tiers.records import Record
 from tiers.text.terms import words
 
@@ -118,6 +119,7 @@ def later_first(
     relevance: Sequence[float] | None = None,
     past: bool = False,
     common: frozenset[str] | set[str] = frozenset(),
+    scale: CosineScale = AS_THEY_ARE,
 ) -> tuple[list[int], dict[int, Later]]:
     """An order of these hits (best first) with the later word of each update above the older one, and the marks.
 
@@ -128,15 +130,16 @@ def later_first(
         its older one trades places with it; every other hit keeps its place. A later one far less relevant to the
         query than the older one (by more than GAP) is not paired, nor one above an older one the query says in
     its own words (a cosine of SAME). `past`: the query asks what was true before, and
-        the order stays as ranked (the marks are still given).
+        the order stays as ranked (the marks are still given). `scale`: how the model's cosines read against
+        these thresholds (tiers/model/scale.py).
     """
     n = len(records)
     order = list(range(n))
     if n < 2:
         return order, {}
     vectors = np.asarray(vectors, dtype=np.float32)
-    cosines = vectors @ vectors.T
-    near = list(relevance) if relevance is not None else [0.0] * n
+    cosines = scale.between_memories(vectors @ vectors.T)
+    near = [scale.to_memory(c) for c in relevance] if relevance is not None else [0.0] * n
     terms = [set(words(r.content)) for r in records]
     pairs: list[tuple[bool, float, int, int]] = []  # (confirmed, how alike and relevant, older, later)
     for older in range(n):
