@@ -50,7 +50,8 @@ from tests.bench import synthetic
 from tests.bench.fill import fill
 from tests.bench.flat import FlatStore
 from tiers.memory import Memory, MemorySettings
-from tiers.model.embedder import FastEmbedder, pieces
+from tiers.model.catalog import open_embedder
+from tiers.model.embedder import LoadingEmbedder, embed_queries, pieces
 from tiers.recall import rank as ranking
 from tiers.records import MAX_CONTENT_CHARS, MemoryIn, Tier
 from tiers.text.terms import words
@@ -274,7 +275,7 @@ def ask_all(
         if baselines is None:
             continue
         grouped = memory.settings.recall.grouped
-        vector = memory.embedder.embed([text])[0]
+        vector = embed_queries(memory.embedder, [text])[0]  # as recall embeds it: e5's `query: ` prefix
         lists = {"BM25": baselines.text_search(text, 100), "vector": baselines.vector_search(vector, 100)}
         terms = words(text)
         for name, hits in lists.items():
@@ -356,7 +357,7 @@ def run_in_haystack(
     haystack: Haystack,
     sessions: Sequence[Sequence[Turn]],
     questions: list[Question],
-    embedder: FastEmbedder,
+    embedder: LoadingEmbedder,
     settings: MemorySettings,
     tally: Tally,
     latencies: list[float],
@@ -378,7 +379,7 @@ def run_in_haystack(
 
 def run_conversation(
     sample: dict[str, Any],
-    embedder: FastEmbedder,
+    embedder: LoadingEmbedder,
     settings: MemorySettings,
     tally: Tally,
     after: Tally,
@@ -473,11 +474,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--budgets", nargs="*", type=int, default=[], help="ask at these token budgets alone (no k = 5, 10)"
     )
+    parser.add_argument("--model", default="default", help="the model, as MEMTIERS_EMBED_MODEL names it")
     args = parser.parse_args(argv)
     ONLY[:] = args.budgets
 
     data = json.loads(args.dataset.read_text())[: args.conversations]
-    embedder = FastEmbedder()
+    embedder = open_embedder(args.model)
     embedder.load()
     embedder.embed(["warm up"])
     haystack = None
@@ -508,7 +510,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{sum(tally.count.values())} questions (categories 1-4; "
         + ", ".join(f"{c}: {tally.count[c]}" for c in CATEGORIES)
         + f"), {sum(i['dropped'] for i in infos)} dropped for having no valid evidence",
-        f"recall settings: {recall_settings.describe()}",
+        f"model: {embedder.name}; recall settings: {recall_settings.describe()}",
         f"stored: one memory per {args.unit}; questions asked as: {args.form}"
         + (f" (e.g. {FORMS[args.form](data[0]['qa'][0]['question'])!r})" if args.form != "question" else ""),
         f"run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.machine()} {platform.system()}, "

@@ -26,13 +26,14 @@ through `Memory.recall`, once at limit 10 (ranked first, within the first three)
 `packed.text` at 4 characters a token, as tests/bench/locomo.py checks it).
 
     PYTHONPATH=. .venv/bin/python -m tests.bench.multilingual --half both
-    PYTHONPATH=. .venv/bin/python -m tests.bench.multilingual --embedder /tmp/lang/prototype.py:MultilingualE5
+    PYTHONPATH=. .venv/bin/python -m tests.bench.multilingual --half both --model multilingual
     PYTHONPATH=. .venv/bin/python -m tests.bench.multilingual --half A --limit-facts 5 --notes 40
     PYTHONPATH=. .venv/bin/python -m tests.bench.multilingual --half A --set kind_match=0 updates=False
 
 `--embedder module:Class` (or `path/to/file.py:Class`) measures any class implementing the `Embedder` protocol
 of tiers/model/embedder.py, constructed with no arguments (its `load()` is called when it has one), without changing
-the product; `--model default` is the product's `FastEmbedder()`.
+the product; `--model NAME` is the product's embedder as MEMTIERS_EMBED_MODEL names it (`default`, `multilingual`),
+made by tiers/model/catalog.py.
 """
 
 from __future__ import annotations
@@ -1609,7 +1610,7 @@ def run_half(
 
 def load_embedder(model: str, path: str | None) -> Any:
     """The embedder to measure: `path` ("module:Class" or "file.py:Class", constructed with no arguments), else the
-    product's FastEmbedder (`model` "default", or a fastembed model name). Loaded and warmed up."""
+    product's embedder of `model` as MEMTIERS_EMBED_MODEL names it (tiers/model/catalog.py). Loaded and warmed up."""
     if path:
         where, _, cls = path.rpartition(":")
         if not where or not cls:
@@ -1625,9 +1626,9 @@ def load_embedder(model: str, path: str | None) -> Any:
             module = importlib.import_module(where)
         embedder = getattr(module, cls)()
     else:
-        from tiers.model.embedder import FastEmbedder
+        from tiers.model.catalog import open_embedder
 
-        embedder = FastEmbedder() if model == "default" else FastEmbedder(model)
+        embedder = open_embedder(model)
     load = getattr(embedder, "load", None)
     if callable(load):
         load()
@@ -1646,7 +1647,9 @@ def commit() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
     parser.add_argument("--half", choices=("A", "B", "both"), default="both")
-    parser.add_argument("--model", default="default", help="default: the product's FastEmbedder(); or a model name")
+    parser.add_argument(
+        "--model", default="default", help="as MEMTIERS_EMBED_MODEL names it: default, multilingual or a full name"
+    )
     parser.add_argument("--embedder", help="module:Class or path/to/file.py:Class implementing the Embedder protocol")
     parser.add_argument("--limit-facts", type=int, default=0, help="at most N facts of each language per half")
     parser.add_argument("--notes", type=int, default=0, help="at most N notes of each language per half")
