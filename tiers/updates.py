@@ -48,7 +48,8 @@ _CHANGE = re.compile(
     r"delayed|rescheduled|pushed back|brought forward|raised|lowered|increased|reduced|cut|dropped|"
     r"stopped|started|from now on|these days|currently|since|latest|went up|went down|is up to|is down to|"
     r"relocated|relocating|took over|taking over|takes over|joined|joining|hired|lately|gave up|giving up|"
-    r"adopted|bought|sold|retired|resigned|promoted|passed away|from this week|from this month|from today)\b",
+    r"adopted|bought|sold|retired|resigned|promoted|passed away|from this week|from this month|from today|"
+    r"move|settled|took in|taken in)\b",
     re.IGNORECASE,
 )
 # A question about what was true before, or asked in the past tense ("when did ...", "what was ..."): it asks what

@@ -142,6 +142,25 @@ async def test_remember_names_the_earlier_memory_an_update_may_replace_and_nothi
         assert "supersedes" in text(moved)
 
 
+async def test_remember_names_the_earlier_memory_when_the_change_is_said_as_the_move(settings: Settings) -> None:
+    """ "Settled in ... after the move" says that something changed as "moved" does: the earlier memory is named."""
+    async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
+        [office] = (
+            await call(
+                client,
+                "remember",
+                content="The design team works from the Hamburg office.",
+                occurred_at="2026-01-10T09:00:00Z",
+            )
+        )["stored"]
+        [note] = (await call(client, "remember", content="Booked a dentist appointment for Thursday"))["stored"]
+        assert "may_update" not in note
+        [moved] = (
+            await call(client, "remember", content="The design team has settled in the Lisbon office after the move.")
+        )["stored"]
+        assert [e["id"] for e in moved["may_update"]] == [office["id"]]
+
+
 async def test_an_update_the_agent_confirms_links_both_ways_and_ranks_the_earlier_as_history(
     settings: Settings,
 ) -> None:

@@ -139,3 +139,15 @@ def test_a_later_memory_that_says_it_changed_goes_before_a_note_as_close() -> No
     placed, marks = updates.later_first([old, note, update], vectors, [0.7, 0.6, 0.6])
 
     assert marks == {0: updates.Later(update.id, update.occurred_at)} and placed == [2, 1, 0]
+
+
+def test_everyday_words_that_say_something_changed() -> None:
+    for said in (
+        "Done: the service is on Kafka, the move finished Friday",
+        "New address for Ana, since the move",
+        "Ana has settled in Porto",
+        "Say hi to Miso, the cat we took in last month",
+    ):
+        assert updates.says_change(said), said
+    for plain in ("The cat is called Miso", "Lunch with Ana in Porto", "The service is built on RabbitMQ"):
+        assert not updates.says_change(plain), plain
