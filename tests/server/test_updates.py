@@ -79,6 +79,35 @@ async def test_recall_puts_the_later_word_first_and_marks_the_earlier_one(settin
             assert hits[old]["superseded_by"] is None  # marked, never superseded by the guess alone
 
 
+async def test_the_later_word_is_the_update_that_says_it_changed_not_a_note_close_in_meaning(
+    settings: Settings,
+) -> None:
+    """A later note about the same person and service ("reviewed the billing dashboards") is close to the older
+    fact in meaning; the update that says what changed is its later word, above it and in its mark, and the note
+    and another service's fact in the same words are left as they rank."""
+    async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
+        ids = []
+        for content, at in (
+            ("The billing service's on-call lead is Priya.", "2026-01-10T09:00:00Z"),
+            ("The search service's on-call lead is Omar.", "2026-02-10T09:00:00Z"),
+            ("Lunch with Priya at the Thai place near the office.", "2026-03-01T12:00:00Z"),
+            ("Priya reviewed the billing service dashboards with me.", "2026-04-01T12:00:00Z"),
+            ("Priya went on parental leave; the billing on-call is led by Marek now.", "2026-06-20T09:00:00Z"),
+        ):
+            [stored] = (await call(client, "remember", content=content, occurred_at=at))["stored"]
+            ids.append(stored["id"])
+        old, sibling, _, note, update = ids
+        question = "Who leads the billing on-call?"
+
+        [first] = (await call(client, "recall", query=question, limit=1))["memories"]
+        assert first["id"] == update
+        found = (await call(client, "recall", query=question, limit=10))["memories"]
+        hits = {m["id"]: m for m in found}
+        assert found[0]["id"] == update
+        assert hits[old]["later"]["id"] == update
+        assert "later" not in hits[note] and "later" not in hits[sibling]
+
+
 async def test_a_question_about_the_past_still_finds_the_older_memory(settings: Settings) -> None:
     async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
         ids = await store_story(client)
@@ -111,6 +140,25 @@ async def test_remember_names_the_earlier_memory_an_update_may_replace_and_nothi
         # The model reads the earlier memory and the one call that confirms it.
         assert f"may update {berlin['id']} of 2026-01-10: I live in Berlin" in text(moved)
         assert "supersedes" in text(moved)
+
+
+async def test_remember_names_the_earlier_memory_when_the_change_is_said_as_the_move(settings: Settings) -> None:
+    """ "Settled in ... after the move" says that something changed as "moved" does: the earlier memory is named."""
+    async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
+        [office] = (
+            await call(
+                client,
+                "remember",
+                content="The design team works from the Hamburg office.",
+                occurred_at="2026-01-10T09:00:00Z",
+            )
+        )["stored"]
+        [note] = (await call(client, "remember", content="Booked a dentist appointment for Thursday"))["stored"]
+        assert "may_update" not in note
+        [moved] = (
+            await call(client, "remember", content="The design team has settled in the Lisbon office after the move.")
+        )["stored"]
+        assert [e["id"] for e in moved["may_update"]] == [office["id"]]
 
 
 async def test_an_update_the_agent_confirms_links_both_ways_and_ranks_the_earlier_as_history(

@@ -18,7 +18,7 @@ from tiers.recall import updates
 from tiers.recall.updates import Later
 from tiers.records import Kind, Record, Tier, tokens_of
 from tiers.storage.hot import Entry
-from tiers.text.terms import TIME_TERM, asked_dates
+from tiers.text.terms import TIME_TERM, asked_dates, words
 
 DEPTH = 200  # ranks past this add nothing to the fusion
 _OFF = {"rrf_k": 60.0, "text_weight": 0.0, "excerpt_span": 1, "rerank": 0}  # rrf_k "off" is the customary constant
@@ -80,6 +80,10 @@ class RecallSettings:
     # reordered by both orders; 0: off. About 13 ms a candidate on 2 cores: LoCoMo by turn at 100, recall_all
     # at 1,024 tokens 0.780 / 0.769 -> 0.809 / 0.780 by halves, multi-hop 0.271 -> 0.359, p50 1.3 s a recall.
     rerank: int = 0
+    # Among the best hits, those that hold a name the query writes with a capital letter ("Where does Ana live?",
+    # "Atlas web framework") go first, each part in its own order: another person's fact in the same words
+    # ("Sam lives in Porto") answers another question, however many of the query's other words it holds.
+    names_first: bool = True
     # Among the best hits, an older memory a later one may update (tiers/recall/updates.py) is shown after it and
     # marked by it; off: ranked as any other hits.
     updates: bool = True
@@ -134,6 +138,7 @@ class Packed:
         return tokens_of(self.text)
 
 
+_WORD = re.compile(r"\w+")
 _WHEN = re.compile(r"\b(?:when|what (?:date|day|year|month|time)|how long ago)\b", re.IGNORECASE)
 _ABOUT_USER = re.compile(r"\b(?:I|me|my|mine|myself|the user|user's)\b|\bI'", re.IGNORECASE)
 _MODALS = "can|could|will|would|should|shall|may|might|must"
@@ -290,6 +295,33 @@ def rank(
     if settings.durable and about_user(query):
         order = _with_durable(pool, order, fused, settings.durable, limit)
     return [(i, float(fused[i]), float(cosine[i])) for i in order[:limit]]
+
+
+NAMED_WITHIN = 10  # the recall tool's default limit: the hits holding the query's names go first among this many
+
+
+def named(query: str) -> set[str]:
+    """The terms of the words a query writes with a capital letter (a person, a project, a place; "I" and the
+    question words are stop words): what it asks about. None in scripts without capitals."""
+    return set(words(" ".join(w for w in _WORD.findall(query) if w[0].isupper())))
+
+
+def named_first(query: str, ranked: Sequence[Ranked]) -> list[Ranked]:
+    """The best NAMED_WITHIN hits with those holding a name the query writes first, each part in its order.
+
+    Words and meaning rank a fact of the same kind about another subject ("Sam's usual drink is a cortado" for
+    "Ana usual drink") above the subject's own facts said in other words ("Ana only orders chai lately"): the
+    name is one word of three, and no rarer than the others. A hit that holds none of the names the query asks
+    about answers another question. Nothing moves where every hit, or none, holds one."""
+    asked = named(query)
+    window = list(ranked[:NAMED_WITHIN])
+    if not asked:
+        return list(ranked)
+    holds = [bool(asked.intersection(words(hit.record.content))) for hit in window]
+    if all(holds) or not any(holds):
+        return list(ranked)
+    first = [hit for hit, held in zip(window, holds, strict=True) if held]
+    return first + [hit for hit, held in zip(window, holds, strict=True) if not held] + list(ranked[NAMED_WITHIN:])
 
 
 def about_user(query: str) -> bool:

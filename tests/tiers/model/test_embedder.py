@@ -83,7 +83,8 @@ def test_recall_by_meaning_finds_what_the_end_of_a_long_note_says(
     """By meaning alone (words off), the long note ranks first; embedded truncated (the premise), it does not."""
     if not in_pieces:
         monkeypatch.setattr(embedder_module, "PIECE_WORDS", 10_000)
-    memory = Memory(tmp_path / "ns", embedder, MemorySettings(recall=RecallSettings().without("text_weight")))
+    off = RecallSettings().without("text_weight", "names_first")  # words, and the names the query writes, off
+    memory = Memory(tmp_path / "ns", embedder, MemorySettings(recall=off))
     try:
         stored = memory.remember([MemoryIn(content=t) for t in [*_OTHERS, f"{_KITCHEN} {_TRIP}"]], T0)
         first = memory.recall(_QUERY, T0, limit=3).hits[0].record.id

@@ -626,3 +626,52 @@ def test_the_users_facts_of_a_kind_are_listed_only_for_a_query_about_the_user(me
     assert memory.recall(team, DAY, limit=3).hits[0].record.content.startswith("Amara")
     mine = memory.recall("what is my identity?", DAY, limit=3).hits
     assert {h.record.content for h in mine[:2]} == {f.content for f in facts}
+
+
+def test_the_names_a_query_writes_with_a_capital_letter_are_what_it_asks_about() -> None:
+    assert ranking.named("Where does Ana live?") == {"ana"}
+    assert ranking.named("Atlas web framework") == {"atlas"}
+    assert ranking.named("When did Caroline go to the LGBTQ support group?") == set(words("Caroline LGBTQ"))
+    assert ranking.named("Where do I live? I'm asking for my records") == set()  # "I" and question words: no names
+    assert ranking.named("what is my usual drink") == set()
+
+
+def test_the_hits_holding_the_querys_names_go_first_each_part_in_its_order() -> None:
+    def hit(i: int, content: str) -> Ranked:
+        return Ranked(Record(f"{i:012x}", content, Tier.WARM, Kind.NOTE, False, DAY, DAY), 1.0 - i / 20, 0.5)
+
+    ranked = [
+        hit(0, "Sam's usual drink is a cortado."),
+        hit(1, "Noor's usual drink is a flat white."),
+        hit(2, "Ana only orders chai lately."),
+        hit(3, "Lunch with Sam near the office."),
+        hit(4, "Ana's bike is a Brompton."),
+        *[hit(i, f"Chore {i}: pay the bills.") for i in range(5, 12)],
+        hit(12, "Ana joined the choir."),  # past the window: stays where it is
+    ]
+    moved = ranking.named_first("Ana usual drink", ranked)
+    assert [h.record.content for h in moved[:3]] == [
+        "Ana only orders chai lately.",
+        "Ana's bike is a Brompton.",
+        "Sam's usual drink is a cortado.",
+    ]
+    assert moved[10:] == ranked[10:]
+    assert ranking.named_first("usual drink", ranked) == ranked  # no name asked: nothing moves
+    assert ranking.named_first("Zed usual drink", ranked) == ranked  # no hit holds it: nothing moves
+
+
+def test_another_persons_fact_in_the_query_s_words_does_not_answer_for_the_person_asked_about(
+    memory: Memory,
+) -> None:
+    """Two of the query's three words match Sam's and Noor's facts; the person asked about says it in other words."""
+    facts = [
+        "Sam's usual drink is a cortado.",
+        "Noor's usual drink is a flat white.",
+        "Ana only orders chai lately.",
+        "Ana's bike is a Brompton.",
+    ]
+    memory.remember([MemoryIn(content=c) for c in [*facts, *_CHORES]], DAY)
+    asked = "Ana usual drink"
+    assert memory.recall(asked, DAY, limit=3).hits[0].record.content == "Ana only orders chai lately."
+    memory.settings = replace(memory.settings, recall=replace(memory.settings.recall, names_first=False))
+    assert memory.recall(asked, DAY, limit=3).hits[0].record.content != "Ana only orders chai lately."
