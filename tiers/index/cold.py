@@ -56,7 +56,7 @@ for _i, _c in enumerate(b"0123456789abcdef"):
 class Candidate(NamedTuple):
     """A cold record a search found, with only what ranking needs; its full record is read if it ranks.
 
-    A tuple, not a frozen dataclass: a search makes some 400 of them, in about half the time (0.35 against 0.64 ms).
+    A tuple, not a frozen dataclass: a search makes hundreds of them, and a tuple is made in about half the time.
     """
 
     id: str
@@ -317,7 +317,7 @@ class ColdIndex:
         """The live records among `ids`, in full, as this index last saw the table (no read).
 
         `hints`: where each id was when a search found it; taken when that position still holds it alive (a
-        lookup by id otherwise), which spares 50 lookups in a sorted million ids (0.5 ms).
+        lookup by id otherwise), which spares a search of the sorted ids for each of a recall's records.
         """
         if hints is None:
             hints = [-1] * len(ids)
@@ -450,8 +450,7 @@ class ColdIndex:
         queries = np.atleast_2d(vectors).astype(np.float32)
         mask = self._mask(scope)
         # With no dead position and no filter every posting is in scope, so none is looked up in the mask:
-        # with that and the rows' length terms kept (bm25.Norms), the BM25 of the scale benchmark's queries
-        # (~200,000 postings each) over a 1,000,000-row store takes 6.8 against 8.8 ms (medians, alternating).
+        # a query's postings run to a fair share of a large tier's rows, and each lookup costs.
         in_scope = None if self.live == self.size and not scope.filtered else mask
         words, weight = self._bm25(terms, in_scope)
         hits = ColdHits(self, queries, words, weight, pieces)
@@ -539,9 +538,8 @@ class ColdIndex:
 class Found:
     """Cold rows a search found, column by column, with only what ranking needs; a row's record is read if it ranks.
 
-    Columns, not an object per row: a search finds some 400 rows, and making a tuple and five hex ids for
-    each took 1.52 ms where this (with the first links' ids) takes 0.72 (400 rows of a 1M store, 300 times
-    each, alternating); the ids are made in one pass, the further links' ids only where asked.
+    Columns, not an object per row: a search finds hundreds of rows, and making a tuple and five hex ids for
+    each took twice the time this does; the ids are made in one pass, the further links' ids only where asked.
     """
 
     def __init__(self, index: ColdIndex, positions: np.ndarray, cosine: np.ndarray, words: np.ndarray) -> None:
@@ -582,7 +580,7 @@ class Found:
 
     def links(self, row: int, reach: int) -> list[str]:
         """Ids of a row's neighbours up to `reach` on each side: before it, nearest first, then after it."""
-        # A few numbers: formatted one by one (numpy's pass costs ~20 us a call, ~40 calls a recall)
+        # A few numbers: formatted one by one (numpy's pass has a fixed cost per call, and a recall makes dozens)
         numbers = self.before[row, :reach].tolist() + self.after[row, :reach].tolist()
         return [f"{number:012x}" for number in numbers if number != _NONE_INT]
 
@@ -635,10 +633,10 @@ class ColdHits:
         index = self.index
         if not len(positions):
             return np.zeros(0, dtype=np.float32)
-        # np.take, not fancy indexing: 4,200 rows of int8 codes in 1.4 against 2.0-3.3 ms here
+        # np.take, not fancy indexing: the same rows, faster
         codes = np.take(index.codes, positions, axis=0)
         # Made float a block at a time, each block multiplied while it is in cache, not all at once: the same
-        # rankings (values within float rounding); a recall 0.4-0.6 ms faster at 100,000 and 1,000,000 rows.
+        # rankings (values within float rounding), and no float copy of every row scored.
         queries = np.ascontiguousarray(self.queries.T)
         out = np.empty(len(positions), dtype=np.float32)
         block = np.empty((min(_COSINE_BLOCK, len(positions)), codes.shape[1]), dtype=np.float32)

@@ -46,8 +46,7 @@ log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2
 # Rows of a tier from which its full read is saved for the next process. Besides the time of the read,
-# a process that opens the copies holds less: at 10,000 records a server holds 431 MB on them against
-# 465 MB after reading both tables through pylance (tests/bench/scale.py's server figures, probe runs).
+# a process that opens the copies holds less than one that read both tables through pylance.
 SAVED_FROM = 1_000
 DEFAULT_DIM = 384  # of the default model: what a damaged store.json is told to name when nothing else is known
 # A memory of more than PIECE_WORDS words has at least this many characters (one-letter words and spaces).
@@ -493,7 +492,7 @@ class Store:
 
     def lacking_pieces(self) -> list[tuple[Tier, str]]:
         """Every long record without pieces, (tier, id): stored before pieces were kept. Reads the text of
-        those of more than LONG_CHARS characters once (0.49 s over the 1,000,000-row scale bench store)."""
+        those of more than LONG_CHARS characters once: a filter LanceDB applies as it scans."""
         found: list[tuple[Tier, str]] = []
         for tier in (Tier.WARM, Tier.COLD):
             table = self.table(tier)
@@ -694,8 +693,8 @@ class Store:
 def _settle() -> None:
     """After a full read: what was just loaded lives as long as the process, so the collector stops scanning it.
 
-    A full collection over a 100,000-row warm tier took 173 ms, once every ~200 recalls at 1M
-    (the p99 of the scale benchmark); frozen, none happened in 200.
+    A full collection scans every object a large warm tier made, a pause that lands on a recall now and then
+    (the scale benchmark's p99); frozen, those objects are never scanned again.
     """
     gc.freeze()
 
