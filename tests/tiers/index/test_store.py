@@ -300,10 +300,10 @@ PLACES = ["the canoe paddles hang in the shed", "the spare key is under the blue
 
 @pytest.fixture
 def copies_from_three(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A full read of 3 or more rows saves its copy (20,000 in use), so small stores exercise the copies."""
-    from tiers.index import store as store_module
+    """A full read of 3 or more rows saves its copy (1,000 in use), so small stores exercise the copies."""
+    from tiers.index import synced as synced_module
 
-    monkeypatch.setattr(store_module, "SAVED_FROM", 3)
+    monkeypatch.setattr(synced_module, "SAVED_FROM", 3)
 
 
 @pytest.mark.usefixtures("copies_from_three")
