@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tiers.index import signs
+from tiers.index import samples, signs
 from tiers.memory import Memory
 from tiers.model.embedder import FastEmbedder
 from tiers.namespace import search
@@ -89,7 +89,7 @@ def test_past_the_exact_size_the_sign_codes_choose_what_meaning_scores_and_the_a
 
         monkeypatch.setattr(signs, "EXACT_UP_TO", 50)
         monkeypatch.setattr(search, "NEAR_KEEP", 60)  # a quarter of the rows, by codes, in scope and among the durable
-        monkeypatch.setattr(recall, "MEDIAN_SAMPLE", 40)
+        monkeypatch.setattr(samples, "MEDIAN_SAMPLE", 40)
         by_codes = [[r.record.id for r in memory.rank(query, 10)] for query in QUERIES]
 
         query = memory._search.parse(QUERIES[0], None)
