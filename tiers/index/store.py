@@ -31,7 +31,11 @@ import pyarrow.compute
 from tiers.errors import CorruptFile, ModelMismatch
 from tiers.files import read_json_object, write_atomic
 from tiers.index.cold import COLUMNS as COLD_COLUMNS
-from tiers.index.cold import Candidate, ColdHits, ColdIndex, ColdScope, Found
+from tiers.index.cold import ColdIndex, ColdScope
+from tiers.index.columns import pieces_column, rows_table, stored_values, vector_column
+from tiers.index.hits import Candidate, ColdHits, Found
+from tiers.index.rows import new_row
+from tiers.index.saved import open_cold, open_warm, save_cold, save_warm
 from tiers.index.synced import Kind, Synced
 from tiers.index.warm import Row, WarmIndex, rows_of
 from tiers.model.embedder import DEFAULT_MODEL, PIECE_WORDS, is_long
@@ -50,7 +54,9 @@ LONG_CHARS = 2 * PIECE_WORDS
 _ROW_COLUMNS = [*RECORD_COLUMNS, "hash", "terms", "vector", PIECES]
 _HIT_COLUMNS = [*RECORD_COLUMNS, "hash", "vector"]
 
-__all__ = ["Candidate", "ColdHits", "ColdScope", "Found", "Store", "check_id"]
+__all__ = [
+    "Candidate", "ColdHits", "ColdScope", "Found", "Store", "check_id", "new_row", "pieces_column", "vector_column",
+]  # fmt: skip
 
 
 def _read_warm(table: Table) -> WarmIndex:
@@ -87,8 +93,8 @@ def _cold_catch_up(index: ColdIndex, table: Table, changed: set[str]) -> None:
         index.detach()
 
 
-WARM = Kind(_read_warm, WarmIndex.save, WarmIndex.open_saved, _warm_catch_up)
-COLD = Kind(_read_cold, ColdIndex.save, ColdIndex.open_saved, _cold_catch_up, mapped=True)
+WARM = Kind(_read_warm, save_warm, open_warm, _warm_catch_up)
+COLD = Kind(_read_cold, save_cold, open_cold, _cold_catch_up, mapped=True)
 
 
 class Store:
@@ -468,7 +474,7 @@ class Store:
         if not rows:
             return
         self._intend([r.record.id for r in rows], Tier.WARM)
-        self.warm_table.add(_table(rows, self.dim))
+        self.warm_table.add(rows_table(rows, self.dim))
         self._changed([r.record.id for r in rows], Tier.WARM, warm=lambda index: index.put(rows))
 
     def load(self, rows: pa.Table) -> None:
@@ -489,7 +495,7 @@ class Store:
             chosen = [r for r in rows if r.record.tier is tier]
             if not chosen:
                 continue
-            table = _table(chosen, self.dim)
+            table = rows_table(chosen, self.dim)
             ids = [r.record.id for r in chosen]
             self._intend(ids, tier)
             self.table(tier).add(table)
@@ -505,7 +511,7 @@ class Store:
             if not chosen:
                 continue
             self._intend([r.id for r in chosen], tier)
-            self.table(tier).update([r.id for r in chosen], _stored_values(values))
+            self.table(tier).update([r.id for r in chosen], stored_values(values))
             if tier is Tier.WARM:
                 changed = [replace(r, **values) for r in chosen]
                 replaced = lambda index, c=changed: [index.replace_record(r) for r in c]  # noqa: E731
@@ -615,74 +621,6 @@ def read_meta(path: Path, model: str = DEFAULT_MODEL, dim: int = DEFAULT_DIM) ->
 def write_meta(path: Path, meta: dict[str, Any]) -> None:
     """Write store.json atomically: a concurrent reader sees the old file or the new one, never a part."""
     write_atomic(path, json.dumps(meta))
-
-
-def new_row(record: Record, digest: str, vector: np.ndarray, pieces: np.ndarray | None = None) -> Row:
-    return Row(record, digest, document_terms(record.content, record.occurred_at), vector, pieces=pieces)
-
-
-def _table(rows: Sequence[Row], dim: int) -> pa.Table:
-    """Rows as an Arrow table of the tier schema, built column by column (vectors straight from numpy)."""
-    records = [row.record for row in rows]
-    vectors = np.ascontiguousarray(np.stack([row.vector for row in rows]), dtype=np.float32)
-    columns = {
-        "id": [r.id for r in records],
-        "hash": [row.hash for row in rows],
-        "content": [r.content for r in records],
-        "tier": [r.tier.value for r in records],
-        "kind": [r.kind.value for r in records],
-        "protected": [r.protected for r in records],
-        "tags": [list(r.tags) for r in records],
-        "metadata": [json.dumps(r.metadata, ensure_ascii=False) for r in records],
-        "source": [r.source for r in records],
-        "occurred_at": [r.occurred_at for r in records],
-        "created_at": [r.created_at for r in records],
-        "forget_after": [r.forget_after for r in records],
-        "superseded_by": [r.superseded_by for r in records],
-        "superseded_at": [r.superseded_at for r in records],
-        "before": [list(row.before) for row in rows],
-        "after": [list(row.after) for row in rows],
-        "terms": [row.terms for row in rows],
-    }
-    full = schema(dim)
-    arrays = [pa.array(columns[f.name], type=f.type) for f in full if f.name not in ("vector", PIECES)]
-    arrays.append(vector_column(vectors, dim))
-    arrays.append(pieces_column([row.pieces for row in rows], dim))
-    return pa.Table.from_arrays(arrays, schema=full)
-
-
-def vector_column(vectors: np.ndarray, dim: int) -> pa.Array:
-    """A `vector` column: one row of `dim` float32 per memory, straight from numpy."""
-    return pa.FixedSizeListArray.from_arrays(pa.array(np.ascontiguousarray(vectors, np.float32).ravel()), dim)
-
-
-def pieces_column(pieces: Sequence[np.ndarray | None], dim: int) -> pa.Array:
-    """A `pieces` column: each row's piece vectors (pieces x dim), or null where it has none."""
-    kind = schema(dim).field(PIECES).type
-    if all(p is None for p in pieces):
-        return pa.nulls(len(pieces), kind)
-    counts = np.asarray([0 if p is None else len(p) for p in pieces], dtype=np.int32)
-    offsets = pa.array(np.concatenate([[0], np.cumsum(counts)]).astype(np.int32))
-    flat = np.concatenate([np.asarray(p, dtype=np.float32).reshape(-1) for p in pieces if p is not None])
-    inner = pa.FixedSizeListArray.from_arrays(pa.array(flat, pa.float32()), dim)
-    mask = pa.array([p is None for p in pieces])
-    return pa.ListArray.from_arrays(offsets, inner, type=kind, mask=mask)
-
-
-def _stored_values(values: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in values.items():
-        if key == "metadata":
-            out[key] = json.dumps(value, ensure_ascii=False)
-        elif key == "tags":
-            out[key] = list(value)
-        elif key == "kind" or key == "tier":
-            out[key] = value.value
-        elif isinstance(value, datetime):
-            out[key] = as_utc(value)
-        else:
-            out[key] = value
-    return out
 
 
 def _lifecycle(record: Record) -> dict[str, Any]:
