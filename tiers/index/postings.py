@@ -1,8 +1,9 @@
 """The warm tier's BM25 postings: for each term, the positions that hold it and how many times.
 
 The load's postings are one array sorted by term (`rows`, `counts`, each term's slice by `offsets`); the
-postings of rows added since go to lists. A term's live postings are made into arrays when a search first
-asks for it, and kept until a row that holds it changes.
+postings of rows added since go to lists, which are folded into the arrays once they hold a share of
+them, so a tier that grew by writes holds its postings as compactly as one read whole. A term's live
+postings are made into arrays when a search first asks for it, and kept until a row that holds it changes.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ import pyarrow.compute as pc
 
 from tiers.text.terms import DATE_TERM_PATTERN
 
+FOLD_FROM = 65_536  # postings added in lists before they are folded into the arrays (and a share of those)
+FOLD_SHARE = 8  # folded once the lists hold more than 1/FOLD_SHARE of the arrays' postings
+
 
 class Postings:
     """Each term's postings over the warm positions; a removed position's stay until a repack, skipped on read."""
@@ -26,6 +30,7 @@ class Postings:
         self.rows = np.zeros(0, dtype=np.int64)
         self.counts = np.zeros(0, dtype=np.float32)
         self._added: dict[str, tuple[list[int], list[int]]] = {}
+        self._added_count = 0  # postings in `_added`
         self._loaded = 0  # postings the arrays held when loaded or opened: none added since, if still so
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -71,6 +76,9 @@ class Postings:
             posting[0].append(position)
             posting[1].append(count)
             self._arrays.pop(term, None)
+        self._added_count += len(set(terms))
+        if self._added_count > max(FOLD_FROM, len(self.rows) // FOLD_SHARE):
+            self._fold()
 
     def changed(self, terms: Iterable[str]) -> None:
         """A row holding these terms left: their arrays are made again when next asked for."""
@@ -102,3 +110,22 @@ class Postings:
             return None
         self._arrays[term] = (rows, counts)
         return rows, counts
+
+    def _fold(self) -> None:
+        """Move the added postings into the arrays, each term's after its loaded ones (in position order)."""
+        vocabulary = self.vocabulary
+        numbers, rows, counts = [], [], []
+        for term, (positions, times) in self._added.items():
+            number = vocabulary.setdefault(term, len(vocabulary))
+            numbers.append(np.full(len(positions), number, dtype=np.int64))
+            rows.append(np.asarray(positions, dtype=np.int64))
+            counts.append(np.asarray(times, dtype=np.float32))
+        width = len(vocabulary)
+        loaded = np.repeat(np.arange(len(self.offsets) - 1, dtype=np.int64), np.diff(self.offsets))
+        numbered = np.concatenate([loaded, *numbers])
+        order = np.argsort(numbered, kind="stable")
+        self.rows = np.concatenate([self.rows, *rows])[order]
+        self.counts = np.concatenate([self.counts, *counts])[order]
+        self.offsets = np.concatenate([[0], np.cumsum(np.bincount(numbered, minlength=width))]).astype(np.int64)
+        self._added.clear()
+        self._added_count = 0

@@ -2,14 +2,15 @@
 
 When a process opens the warm tier, every row is read in bulk into Arrow (`Rows.base`) and a row's
 record is made only when something asks for it (a recall's hits, a sweep); rows written since are kept
-as given.
+as given. A row the index keeps holds neither its vector nor its pieces: those are the index's, in its
+matrices, and are held once.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow as pa
@@ -19,6 +20,8 @@ from tiers.index.pieces import Pieces
 from tiers.records import Record, records_of
 from tiers.storage.tables import PIECES
 from tiers.text.terms import document_terms
+
+_NO_VECTOR = np.zeros(0, dtype=np.float32)  # the vector of a row the index keeps: its own is in the index
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,7 @@ def field_arrays(rows: Sequence[Row], full: pa.Schema) -> list[pa.Array]:
 
 class Rows:
     """The warm rows by position, as the index keeps them: those of the load in Arrow until asked for, those
-    made since (asked for, written, or given new fields) as objects."""
+    made since (asked for, written, or given new fields) as objects without their vectors."""
 
     def __init__(self) -> None:
         self.base: pa.Table | None = None  # the rows of the first positions, without their vectors and pieces
@@ -112,8 +115,8 @@ class Rows:
         self.base = table
 
     def put(self, position: int, row: Row) -> None:
-        """Keep a written row."""
-        self.made[position] = row
+        """Keep a written row (its vector and pieces are the index's from now on)."""
+        self.made[position] = replace(row, vector=_NO_VECTOR, pieces=None)
 
     def drop(self, position: int) -> None:
         self.made.pop(position, None)
