@@ -1,9 +1,10 @@
 """Rows of the warm tier: a record with what it is found by, and the warm index's rows made when asked for.
 
 When a process opens the warm tier, every row is read in bulk into Arrow (`Rows.base`) and a row's
-record is made only when something asks for it (a recall's hits, a sweep); rows written since are kept
-as given. A row the index keeps holds neither its vector nor its pieces: those are the index's, in its
-matrices, and are held once.
+record is made only when something asks for it (a recall's hits, a sweep). Rows written since are kept
+as given until they are a share of the base, then folded into it: a process that wrote a large tier holds
+its rows as compactly as one that read it. A row the index keeps holds neither its vector nor its pieces:
+those are the index's, in its matrices, and are held once.
 """
 
 from __future__ import annotations
@@ -18,10 +19,14 @@ import pyarrow.compute as pc
 
 from tiers.index.pieces import Pieces
 from tiers.records import Record, records_of
-from tiers.storage.tables import PIECES
+from tiers.storage.tables import PIECES, RECORD_COLUMNS, schema
 from tiers.text.terms import document_terms
 
 _NO_VECTOR = np.zeros(0, dtype=np.float32)  # the vector of a row the index keeps: its own is in the index
+FOLD_FROM = 4_096  # written rows kept as objects before they are folded into the base (and a share of it)
+FOLD_SHARE = 8  # folded once they are more than 1/FOLD_SHARE of the base's rows
+_BASE_COLUMNS = [*RECORD_COLUMNS, "hash", "terms"]  # what the base holds of each row, as a full read reads it
+_BASE_SCHEMA = pa.schema([schema(1).field(name) for name in _BASE_COLUMNS])
 
 
 @dataclass(frozen=True)
@@ -110,6 +115,7 @@ class Rows:
     def __init__(self) -> None:
         self.base: pa.Table | None = None  # the rows of the first positions, without their vectors and pieces
         self.made: dict[int, Row] = {}
+        self._written = 0  # rows put past the base since it was last extended
 
     def load(self, table: pa.Table) -> None:
         self.base = table
@@ -117,6 +123,30 @@ class Rows:
     def put(self, position: int, row: Row) -> None:
         """Keep a written row (its vector and pieces are the index's from now on)."""
         self.made[position] = replace(row, vector=_NO_VECTOR, pieces=None)
+        self._written += 1
+        if self._written > max(FOLD_FROM, self.size // FOLD_SHARE):
+            self._fold(position + 1)
+
+    @property
+    def size(self) -> int:
+        """The positions the base holds."""
+        return 0 if self.base is None else self.base.num_rows
+
+    def _fold(self, end: int) -> None:
+        """Append the rows made past the base, up to position `end`, to the base as Arrow. Only when every one of
+        those positions is made: a removed one among them waits for the next repack."""
+        start = self.size
+        self._written = 0
+        made = [self.made.get(position) for position in range(start, end)]
+        rows = [row for row in made if row is not None]
+        if len(rows) < len(made):
+            return
+        schema = self.base.schema if self.base is not None else None
+        full = _BASE_SCHEMA if schema is None else schema
+        added = pa.Table.from_arrays(field_arrays(rows, full), schema=full)
+        self.base = added if self.base is None else pa.concat_tables([self.base, added]).combine_chunks()
+        for position in range(start, end):
+            del self.made[position]
 
     def drop(self, position: int) -> None:
         self.made.pop(position, None)
