@@ -25,8 +25,8 @@ from tiers.text.terms import document_terms
 _NO_VECTOR = np.zeros(0, dtype=np.float32)  # the vector of a row the index keeps: its own is in the index
 FOLD_FROM = 4_096  # written rows kept as objects before they are folded into the base (and a share of it)
 FOLD_SHARE = 8  # folded once they are more than 1/FOLD_SHARE of the base's rows
-_BASE_COLUMNS = [*RECORD_COLUMNS, "hash", "terms"]  # what the base holds of each row, as a full read reads it
-_BASE_SCHEMA = pa.schema([schema(1).field(name) for name in _BASE_COLUMNS])
+BASE_COLUMNS = [*RECORD_COLUMNS, "hash", "terms"]  # what the base holds of each row, as a full read reads it
+_BASE_SCHEMA = pa.schema([schema(1).field(name) for name in BASE_COLUMNS])
 
 
 @dataclass(frozen=True)

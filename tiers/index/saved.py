@@ -20,8 +20,8 @@ from tiers.files import current_copy, new_copy, publish_copy
 from tiers.index import cold
 from tiers.index.cold import ColdIndex
 from tiers.index.fields import FIELD_BATCH, FIELDS
+from tiers.index.rows import BASE_COLUMNS
 from tiers.index.warm import WarmIndex
-from tiers.storage.tables import RECORD_COLUMNS
 
 # What a saved warm copy holds besides the table's rows (`base.arrow`) and the vocabulary of their postings:
 # each file's name, and where the index keeps it.
@@ -40,7 +40,6 @@ _WARM_ARRAYS = {
     "_episode_order": ("episodes", "order"),
 }
 _WARM_BY_POSITION = [name for name in _WARM_ARRAYS if not name.startswith("_")] + ["_episode_order"]
-_BASE_COLUMNS = [*RECORD_COLUMNS, "hash", "terms"]
 _COLD_ARRAYS = [
     "ids",
     "alive",
@@ -114,7 +113,7 @@ def open_warm(folder: Path, stamp: dict[str, object]) -> WarmIndex | None:
     except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
         return None
     shapes_ok = arrays["vectors"].shape == (n, index.dim) and all(len(arrays[name]) == n for name in _WARM_BY_POSITION)
-    if not shapes_ok or base.num_rows != n or set(base.column_names) != set(_BASE_COLUMNS):
+    if not shapes_ok or base.num_rows != n or set(base.column_names) != set(BASE_COLUMNS):
         return None
     postings = (arrays["_base_offsets"], arrays["_base_rows"], arrays["_base_counts"])
     if not index.postings.set_arrays(words, *postings) or not index.pieces.set_arrays(pieces, n):
