@@ -170,9 +170,8 @@ def records_of(
 ) -> list[Record]:
     """Records from rows of the tier tables' columns (and `id` and `tier`, unless given), a column at a time.
 
-    What `record_from_dict` makes of each row, in less than half the time (48 cold records: 1.5 against
-    3.7 ms): a recall's hits are made here, and Arrow turns an aware timestamp into a datetime ten times
-    slower than the microseconds it is stored as.
+    What `record_from_dict` makes of each row, in less than half the time: a recall's hits are made here,
+    and Arrow turns an aware timestamp into a datetime far slower than the microseconds it is stored as.
     """
     n = table.num_rows
     ids = table.column("id").to_pylist() if ids is None else ids

@@ -20,7 +20,9 @@ import pytest
 
 from tests.helpers import T0, count_rows
 from tiers.errors import CorruptFile, MemtiersError, ModelMismatch, StorageError
-from tiers.index.store import SCHEMA_VERSION, ColdScope, Store, _table, new_row
+from tiers.index.columns import rows_table as _table
+from tiers.index.rows import new_row
+from tiers.index.store import SCHEMA_VERSION, ColdScope, Store
 from tiers.index.warm import Row
 from tiers.memory import Memory
 from tiers.model.embedder import FastEmbedder

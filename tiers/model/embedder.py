@@ -106,11 +106,10 @@ def embed_memories(embedder: Embedder, texts: Sequence[str]) -> Embedded:
     The model reads only a memory's first 256 word pieces: what the end of long meeting notes, a
     transcript or an imported MEMORY.md section says would be invisible to meaning. Averaged over its
     pieces, every part counts, each diluted by the rest; recall also scores a long memory by its best
-    piece (tiers/index/pieces.py), so the part that answers counts undiluted. Measured with every LoCoMo dev
-    session stored as one memory (`tests.bench.locomo --unit session`, about five pieces each): the mean
-    alone gave recall_all at 1,024 tokens 0.398 against 0.361 truncated (halves 0.421 / 0.368 against
-    0.390 / 0.324); docs/benchmark.md has the best piece beside them. Memories of at most PIECE_WORDS
-    words, every LoCoMo turn among them, are embedded exactly as before and have no pieces.
+    piece (tiers/index/pieces.py), so the part that answers counts undiluted. With whole conversation
+    sessions stored as memories (`tests.bench.locomo --unit session`), the mean finds more than the first
+    piece alone, on both halves of the set (docs/benchmark.md). Memories of at most PIECE_WORDS words are
+    embedded exactly as before and have no pieces.
     """
     split = [pieces(text) for text in texts]
     if all(len(p) == 1 for p in split):
@@ -207,8 +206,8 @@ class FastEmbedder:
         from fastembed import TextEmbedding
 
         cache = str(self._cache_dir) if self._cache_dir else None
-        # onnxruntime's memory arena keeps the peak of every batch for the life of the process (1.4 GB
-        # after one batch of long texts); without it memory goes back after each batch.
+        # onnxruntime's memory arena keeps the peak of every batch for the life of the process (more than a
+        # gigabyte after one batch of long texts); without it memory goes back after each batch.
         try:
             return TextEmbedding(self._model_name, cache_dir=cache, threads=self._threads, enable_cpu_mem_arena=False)
         except Exception as exc:  # fastembed raises bare ValueErrors and hub errors alike

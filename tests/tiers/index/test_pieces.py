@@ -18,7 +18,7 @@ import pytest
 
 from tests.helpers import T0
 from tiers.index import signs
-from tiers.index import store as store_module
+from tiers.index import synced as synced_module
 from tiers.index.pieces import Pieces, piece_scores
 from tiers.memory import Memory, MemorySettings
 from tiers.model.embedder import FastEmbedder, pieces
@@ -119,7 +119,7 @@ def test_long_notes_sent_cold_are_found_by_their_best_piece_and_come_back_with_t
 def test_a_restarted_process_finds_long_notes_by_their_pieces_from_the_saved_indexes(
     tmp_path: Path, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store_module, "SAVED_FROM", 1)  # every full read saved for the next process
+    monkeypatch.setattr(synced_module, "SAVED_FROM", 1)  # every full read saved for the next process
     memory = _memory(tmp_path / "ns", embedder)
     notes = _stored(memory)
     memory.recall(QUERY, T0)  # the warm tier read whole, and saved

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tiers.index.cold import ColdHits, ColdIndex, ColdScope
-from tiers.index.store import _table as store_table
+from tiers.index.columns import rows_table as store_table
 from tiers.index.warm import Row, Scope, WarmIndex
 from tiers.memory import Memory, MemorySettings
 from tiers.model.embedder import FastEmbedder, embed_queries
