@@ -86,7 +86,7 @@ async def test_two_clients_with_different_roots_work_in_different_namespaces(unn
     assert [m["content"] for m in in_b["memories"]] == ["Beta deploys with a shell script"]
     assert a_profile.startswith(f"(namespace {a_name}, from the workspace root /work/alpha)")
     assert b_profile.startswith(f"(namespace {b_name}, from the workspace root /work/beta)")
-    assert {p.name for p in (home / "namespaces").iterdir()} >= {a_name, b_name, "default"}
+    assert {p.name for p in (home / "namespaces").iterdir()} >= {a_name, b_name, "default", "user"}
 
 
 async def test_a_client_without_roots_keeps_default_and_the_log_says_so_once(
@@ -105,7 +105,7 @@ async def test_a_client_without_roots_keeps_default_and_the_log_says_so_once(
     ]
     assert text == "(the profile is empty)"  # the agent's profile is unchanged
     assert [m["content"] for m in found["memories"]] == ["Nothing names this project"]
-    assert [p.name for p in (home / "namespaces").iterdir()] == ["default"]
+    assert sorted(p.name for p in (home / "namespaces").iterdir()) == ["default", "user"]  # user: every one reads it
 
 
 async def test_a_namespace_named_by_the_url_is_kept_whatever_the_roots(unnamed: tuple[str, Path]) -> None:
@@ -127,7 +127,7 @@ async def test_a_modern_era_client_keeps_default_as_the_protocol_has_no_roots_re
         await call(client, "remember", content="A modern client's memory")
 
     assert any("protocol 2026-07-28 has no roots/list" in r.getMessage() for r in caplog.records)
-    assert [p.name for p in (home / "namespaces").iterdir()] == ["default"]
+    assert sorted(p.name for p in (home / "namespaces").iterdir()) == ["default", "user"]
 
 
 async def test_over_stdio_the_one_clients_roots_pick_the_namespace(tmp_path: Path, embedder: FastEmbedder) -> None:
