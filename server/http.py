@@ -126,6 +126,8 @@ class Namespaces:
 
     def scope_note(self, name: str) -> str | None:
         """For the web page: how clients came to work in namespace `name`, when their roots picked it."""
+        if self.user is not None and name == self.user.namespace:
+            return "The user scope: facts about the person, read by every namespace beside its own."
         for runtime in self._runtimes.values():
             for chosen in runtime.scopes.values():
                 if chosen.namespace == name and chosen.root:
