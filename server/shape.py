@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from server import hooks
 from tiers.namespace.outcomes import Forgotten, Promoted, Stored
 from tiers.recall.rank import Packed, Ranked
 from tiers.records import tokens_of
@@ -80,19 +81,12 @@ def recalled_data(recalled: Recalled) -> dict[str, Any]:
     return data
 
 
-PROFILE_HEADERS = {Scope.USER: "user scope (shared by every project):", Scope.PROJECT: "project scope"}
-
-
 def profiles_text(profiles: Profiles, namespace: str | None = None) -> str:
     """Both profiles as the model reads them: under a header each when the user's holds entries (the project's
     naming its namespace), else the project's alone as it always read."""
-    user = profiles.entries.get(Scope.USER) or {}
-    project = profiles.entries.get(Scope.PROJECT) or {}
-    if not user:
-        return render(project)
-    named = f" (namespace {namespace})" if namespace else ""
-    lines = [PROFILE_HEADERS[Scope.USER], render(user), f"{PROFILE_HEADERS[Scope.PROJECT]}{named}:"]
-    return "\n".join([*lines, render(project) or "(empty)"])
+    return hooks.profile_text(
+        profiles.entries.get(Scope.USER) or {}, profiles.entries.get(Scope.PROJECT) or {}, namespace
+    )
 
 
 def profiles_view(

@@ -65,9 +65,12 @@ def test_import_detects_another_tools_file_and_reports_what_it_stored(
 ) -> None:
     assert main(["import", str(SAMPLES / "memory.jsonl")]) == 0
 
-    out = capsys.readouterr().out
-    assert out.startswith(f"imported 11 memories from {SAMPLES / 'memory.jsonl'} (memory-server): 11 new")
-    assert count_rows(home / "namespaces" / "default") == 11
+    project, user = capsys.readouterr().out.splitlines()
+    assert project.startswith(f"imported 6 memories from {SAMPLES / 'memory.jsonl'} (memory-server): 6 new")
+    # what the file says of its user (allergy, dark mode, name, city, employer) goes to the user scope
+    assert user.startswith(f"imported 5 memories from {SAMPLES / 'memory.jsonl'} (memory-server) into the user scope")
+    assert count_rows(home / "namespaces" / "default") == 6
+    assert count_rows(home / "namespaces" / "user") == 5
 
 
 def test_import_of_a_markdown_folder_with_from_given(home: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -39,7 +39,9 @@ def import_file(
     if not groups:
         return [(Scope.PROJECT, jsonl.remember_all(scoped.project, fmt, items, now, progress))]  # says it is empty
     return [
-        (where, jsonl.remember_all(scoped.memory(where), fmt, group, now, progress)) for where, group in groups.items()
+        (where, jsonl.remember_all(scoped.memory(where), fmt, groups[where], now, progress))
+        for where in Scope
+        if where in groups
     ]
 
 
