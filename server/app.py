@@ -35,7 +35,8 @@ Call `remember` when the user tells you something worth keeping (a fact about th
 preference; pass `kind` or a profile `key` when you know it), `recall` before answering anything
 that may depend on the past (pass `max_tokens` to bound what comes back), `profile` to read or
 change the hot profile, `promote` when a recalled memory deserves to be carried every turn, and
-`forget` when the user asks you to drop something."""
+`forget` when the user asks you to drop something. Facts about the person go to a user scope every project
+reads; the rest stays in this project (`scope` overrides where a memory or profile key goes)."""
 
 
 class _FirstRequest:
