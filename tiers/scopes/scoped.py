@@ -49,7 +49,7 @@ class Scoped:
         self.user = user if user is not project else None
         if self.user is not None:
             # What the model carries every turn is both profiles: a project's entries are capped with the user's.
-            project.hot.beside = self.user.hot.tokens
+            project.hot.beside = self.user.hot
 
     def memory(self, scope: Scope) -> Memory:
         if scope is Scope.USER:
