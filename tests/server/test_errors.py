@@ -191,7 +191,8 @@ async def test_a_corrupt_profile_file_is_named_and_left_byte_identical(tmp_path:
             await refused(client, settings, "profile", {}),
             await refused(client, settings, "profile", {"set": {"name": "Bea"}}),
             await refused(client, settings, "remember", {"content": "Bea", "key": "name"}),
-            await refused(client, settings, "remember", {"content": "My name is Bea Santos"}),
+            # said of the person it would go to the user scope's profile: kept in this one's, whose file is corrupt
+            await refused(client, settings, "remember", {"content": "My name is Bea Santos", "scope": "project"}),
         ]
         with pytest.raises(MCPError) as resource_error:
             await client.read_resource("memory://profile")

@@ -118,11 +118,23 @@ def claude(tmp_path: Path, *args: str, cwd: Path, home: Path) -> subprocess.Comp
 
 
 @pytest.mark.skipif(_MISSING is not None, reason=_MISSING or "")
-def test_claude_code_validates_the_plugin_strictly(tmp_path: Path) -> None:
-    done = claude(tmp_path, "plugin", "validate", "--strict", str(PLUGIN), cwd=tmp_path, home=tmp_path / "memtiers")
+@pytest.mark.parametrize("path", [PLUGIN, PLUGIN.parent], ids=["plugin", "marketplace"])
+def test_claude_code_validates_the_plugin_and_its_marketplace_strictly(tmp_path: Path, path: Path) -> None:
+    done = claude(tmp_path, "plugin", "validate", "--strict", str(path), cwd=tmp_path, home=tmp_path / "memtiers")
 
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Validation passed" in done.stdout
+
+
+@pytest.mark.skipif(_MISSING is not None, reason=_MISSING or "")
+def test_claude_code_installs_the_plugin_from_the_local_marketplace(tmp_path: Path) -> None:
+    home = tmp_path / "memtiers"
+    added = claude(tmp_path, "plugin", "marketplace", "add", str(PLUGIN.parent), cwd=tmp_path, home=home)
+    installed = claude(tmp_path, "plugin", "install", "memtiers@memtiers", cwd=tmp_path, home=home)
+    listed = claude(tmp_path, "plugin", "list", cwd=tmp_path, home=home)
+
+    assert added.returncode == 0 and installed.returncode == 0, added.stdout + installed.stdout + installed.stderr
+    assert "memtiers@memtiers" in listed.stdout and "enabled" in listed.stdout
 
 
 @pytest.mark.skipif(_MISSING is not None, reason=_MISSING or "")
