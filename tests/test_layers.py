@@ -28,6 +28,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "memory": VOCABULARY | {"text", "model", "storage", "privacy", "index", "recall", "lifecycle", "namespace"},
     "browse": VOCABULARY | {"storage", "lifecycle", "memory"},
     "transfer": VOCABULARY | {"text", "model", "storage", "index", "memory"},
+    "scopes": VOCABULARY | {"text", "storage", "recall", "lifecycle", "namespace", "memory", "transfer"},
 }
 
 

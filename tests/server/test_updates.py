@@ -191,7 +191,7 @@ async def test_supersedes_naming_no_stored_memory_is_refused_and_stores_nothing(
         assert "0123456789ab" in text(refused) and "nothing was stored" in text(refused)
         malformed = await client.call_tool("remember", {"content": "I live in Lisbon now", "supersedes": ["Berlin"]})
         assert malformed.is_error and "supersedes" in text(malformed)
-    assert count_rows(settings.folder) == 1
+    assert count_rows(settings.for_namespace("user").folder) == 1  # where the person lives: in the user scope
 
 
 async def resource_text(client: Client) -> str:
@@ -246,7 +246,8 @@ async def test_a_confirmed_update_is_undone_and_the_earlier_memory_is_current_ag
         ids = await store_story(client)
         old, new = ids["Where do I live?"]
         await call(client, "remember", content="I moved to Lisbon last week; I live in Lisbon now", supersedes=[old])
-    memory = Memory(settings.folder, embedder, settings.memory)  # the page's undo runs this
+    user = settings.for_namespace("user")  # where the person lives is theirs, in the user scope
+    memory = Memory(user.folder, embedder, user.memory)  # the page's undo runs this
     try:
         assert memory.get(old).superseded_by == new
         undone = memory.undo(old, memory.get(old).created_at)
