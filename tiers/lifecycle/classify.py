@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from tiers.records import DURABLE_KINDS, Kind
+from tiers.text import measure
 
 _I = r"\b(?:i|i'm|i am|i've|i'd|my|me|we|our)\b"
 _PROFESSIONS = (
@@ -70,10 +71,10 @@ _RULES: list[tuple[Kind, re.Pattern[str]]] = [
         ),
     ),
 ]
-# A durable fact is a statement. Past this many words a memory is notes or a transcript, however much of it
-# is said in the first person: one "I love hiking" or "my name is ..." in it (perhaps said by someone else)
-# would keep it warm for good, give it a durable fact's place in every recall about the user, or name the
-# user. The agent's `kind` hint still makes a long memory durable.
+# A durable fact is a statement. Past this many words (a Chinese or Japanese character counting as one) a memory
+# is notes or a transcript, however much of it is said in the first person: one "I love hiking" or "my name is
+# ..." in it (perhaps said by someone else) would keep it warm for good, give it a durable fact's place in every
+# recall about the user, or name the user. The agent's `kind` hint still makes a long memory durable.
 STATEMENT_WORDS = 150
 _NAME = re.compile(r"\b(?i:my name is|call me) ([A-Z][\w'-]+(?: [A-Z][\w'-]+){0,3})")
 _FIRST_PERSON = re.compile(_I, re.I)
@@ -126,7 +127,7 @@ def classify(content: str, hint: Kind | None = None) -> Classified:
     """Classify `content`; a hint from the agent is trusted as given."""
     if hint is not None:
         return Classified(hint, hint in DURABLE_KINDS)
-    if len(content.split()) > STATEMENT_WORDS:
+    if measure.count(content) > STATEMENT_WORDS:
         return Classified(Kind.NOTE, False)
     text = first_person(content)
     if not _FIRST_PERSON.search(text) and not _STANDING_RULE.search(text):
