@@ -59,7 +59,7 @@ def words(text: str) -> list[str]:
     if not text.isascii():
         return languages.words(text, _STEMMER, STOP_WORDS)
     every = _WORD.findall(text.lower())
-    if languages.latin_language(every, STOP_WORDS) is not None:  # Spanish, German... written without accents
+    if languages.latin_language(every, STOP_WORDS, text) is not None:  # Spanish, German... written without accents
         return languages.words(text, _STEMMER, STOP_WORDS)
     found = [w for w in every if w not in STOP_WORDS]
     return list(_STEMMER.stem_words(found)) if found else []
