@@ -54,7 +54,8 @@ _ALSO = {
     "pt": "a no me se",
     "it": "a no l dell nell dall sull quest quell",
 }
-_DROPPED = {lang: stops | frozenset(_ALSO[lang].split()) for lang, stops in _LATIN_STOPS.items()}
+_ALSO_SETS = {lang: frozenset(words.split()) for lang, words in _ALSO.items()}
+_DROPPED = {lang: stops | _ALSO_SETS[lang] for lang, stops in _LATIN_STOPS.items()}
 _VOWEL = "aeiouyhàâäéèêëîïôöùûü"
 # An elided article or pronoun before a vowel: French writes them everywhere; English has none of these forms
 # ("I'm", "don't" and "John's" put the apostrophe after a word, not after a lone letter).
@@ -165,7 +166,8 @@ def bigrams(run: str) -> list[str]:
 
 def latin_language(found: Iterable[str], english_stop: frozenset[str], text: str = "") -> str | None:
     """The language of lower-cased, folded Latin-script words by a vote of function words; None for English
-    or no vote (a language needs two votes and more than English's).
+    or no vote (a language needs two votes, and more than English's among the words it does not share: "in" and
+    "die" are German too, "a" Spanish and French).
 
     `text`, the words as written, adds two kinds of evidence: each French elision (d'équipe, qu'il, l'école) is a
     vote, and a language that has a vote of its own gains one for each of up to two letters it writes and English
@@ -175,8 +177,12 @@ def latin_language(found: Iterable[str], english_stop: frozenset[str], text: str
     """
     counts = dict.fromkeys(_LATIN_STOPS, 0)
     english = 0
+    shared = dict.fromkeys(_LATIN_STOPS, 0)  # English function words the language also has ("in", "die", "a")
     for word in found:
-        english += word in english_stop
+        if word in english_stop:
+            english += 1
+            for lang, also in _ALSO_SETS.items():
+                shared[lang] += word in also
         for lang, stops in _LATIN_STOPS.items():
             counts[lang] += word in stops
     own = dict.fromkeys(_LATIN_STOPS, 0)  # evidence no other of these languages shares, to settle a tie
@@ -185,14 +191,14 @@ def latin_language(found: Iterable[str], english_stop: frozenset[str], text: str
         for lang, elided in _ELISIONS.items():
             own[lang] += len(elided.findall(lowered))
             counts[lang] += own[lang]
-        found = set(lowered)
+        written = set(lowered)
         for lang, letters in _LETTERS.items():
             if counts[lang]:
-                counts[lang] += min(len(letters & found), 2)
-                own[lang] += bool(_OWN_LETTERS[lang] & found)
+                counts[lang] += min(len(letters & written), 2)
+                own[lang] += bool(_OWN_LETTERS[lang] & written)
     lang = max(counts, key=lambda name: (counts[name], own[name]))
     votes = counts[lang]
-    return lang if votes >= 2 and votes > english else None
+    return lang if votes >= 2 and votes > english - shared[lang] else None
 
 
 def _script(word: str) -> str:
