@@ -56,6 +56,8 @@ _MONTHS: dict[str, tuple[str, dict[str, int]]] = {
     lang: _alternatives({i + 1: names for i, names in enumerate(spec.split("|"))})
     for lang, spec in _MONTH_NAMES.items()
 }
+_MONTH_WORDS = frozenset(name.split()[0] for _, number in _MONTHS.values() for name in number)
+_WORD = re.compile(r"\w+")
 _ENGLISH_MONTHS = frozenset({"april", "august", "september", "november"})  # also German
 _B, _E = r"(?<!\w)", r"(?!\w)"  # word edges that hold in every script
 # "3 de marzo de 2027", "3. März 2027", "3 mars 2027", "1er mars 2027", "3 марта 2027 года", "3 مارس 2027".
@@ -150,6 +152,15 @@ def named(text: str) -> Named:
     """The dates `text` names in ISO form, in Chinese or Japanese forms, or in the words of the languages above."""
     plain = _plain(text)
     out = Named()
+    if "月" in plain:
+        for said in _CJK_MONTH.findall(plain):
+            month = _NUMERAL[said] if said in _NUMERAL else int(said)
+            if 1 <= month <= 12:
+                out.alone.append(month)
+    if not _MONTH_WORDS.isdisjoint(_WORD.findall(plain.lower())):  # one cheap test before each language's
+        _in_words(plain, out)
+    if not any(char.isdigit() for char in plain):
+        return out
     for y, m, d in _ISO_DAY.findall(plain) + _CJK_DAY.findall(plain):
         if (found := _day(int(y), int(m), int(d))) is not None:
             out.days.append(found)
@@ -159,11 +170,12 @@ def named(text: str) -> Named:
     for y, m in _ISO_MONTH.findall(plain) + _CJK_MONTH_YEAR.findall(plain):
         if 1 <= int(m) <= 12:
             out.months.append((int(y), int(m)))
-    for said in _CJK_MONTH.findall(plain):
-        month = _NUMERAL[said] if said in _NUMERAL else int(said)
-        if 1 <= month <= 12:
-            out.alone.append(month)
     out.years += [int(y) for y in _CJK_YEAR.findall(plain)]
+    return out
+
+
+def _in_words(plain: str, out: Named) -> None:
+    """Add to `out` the dates `plain` names with a month's name in one of the languages."""
     for lang, (_, number) in _MONTHS.items():
         for d, name, y in _FULL[lang].findall(plain):
             if y and (found := _day(int(y), number[name.lower()], int(d))) is not None:
@@ -172,7 +184,6 @@ def named(text: str) -> Named:
                 out.alone.append(number[name.lower()])
         out.months += [(int(y), number[name.lower()]) for name, y in _MONTH_YEAR[lang].findall(plain)]
         out.alone += [number[name.lower()] for name in _MONTH_ALONE[lang].findall(plain)]
-    return out
 
 
 def relative_days(text: str) -> list[int]:
