@@ -32,7 +32,7 @@ _FAMILY = (
     r"chien\w*|chat\w*)s?|"
     r"(?:мой|моя|моего|моей|моему|моим|мои|моих) (?:друг\w*|подруг\w*|начальни\w*|мам\w*|мат[ьие]\w*|пап\w*|"
     r"от[ею]ц\w*|брат\w*|сестр\w*|сын\w*|доч\w*|дет\w*|жен\w*|муж\w*|бабушк\w*|дедушк\w*|свекров\w*|тёщ\w*|"
-    r"тещ\w*|тест\w*|свёкр\w*|свекр\w*|собак\w*|кот\w*|кошк\w*)|"
+    r"тещ\w*|тест(?:ь|я|ю|ем|е)|свёкр\w*|свекр\w*|собак\w*|кот(?:а|у|ом|е)?|кошк\w*)|"
     r"زوجتي|زوجي|ابني|ابنتي|بنتي|أمي|امي|والدتي|أبي|ابي|والدي|أخي|اخي|أختي|اختي|مديري|مديرتي|صديقي|صديقتي|جدتي|جدي|"
     r"حماتي|حماي)"
 )
@@ -46,7 +46,7 @@ _NAMED = rf"(?: [{_CAPITAL}][\w'-]+)?"
 # What someone of the user's has or does is theirs: "Mi compañero Javier es alérgico", "我妈有高血压", "زميلي خالد",
 # and so is what anyone named after "my" has ("Meine Schwägerin Jana ist schwanger").
 _SOMEONE = re.compile(
-    rf"我(?:的|家的?)?(?:{_ZH_FAMILY}|同事|邻居|室友)|{_B}(?:{_FAMILY}|{_OTHERS}){_NAMED}(?: \w+)?|"
+    rf"我(?:的|家的?)?(?:{_ZH_FAMILY}|同事|邻居|室友)|{_B}(?:{_FAMILY}|{_OTHERS}){_E}{_NAMED}(?: \w+)?|"
     rf"{_B}(?i:mis?|mein\w*|mon|ma|mes|мой|моя|моего|моей|моему|моим|мои|моих) \w+ [{_CAPITAL}][\w'-]+"
 )
 _RELATIONSHIP = re.compile(
