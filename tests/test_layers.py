@@ -18,7 +18,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "files": {"errors"},
     "text": {"errors"},
     "records": {"errors", "text"},
-    "model": {"errors", "files"},
+    "model": {"errors", "files", "text"},
     "storage": VOCABULARY | {"text"},
     "privacy": VOCABULARY,
     "index": VOCABULARY | {"text", "model", "storage"},

@@ -14,6 +14,7 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tiers.errors import InvalidInput
+from tiers.text import measure
 from tiers.text.timeparse import as_utc, parse_duration, parse_time
 
 MAX_CONTENT_CHARS = 8_000
@@ -233,5 +234,5 @@ def content_hash(content: str) -> str:
 
 
 def tokens_of(text: str) -> int:
-    """Tokens the model reads for `text`, at 4 characters a token, rounded up."""
-    return -(-len(text) // 4)
+    """Tokens the model reads for `text`, by script: 4 characters a token in Latin script (tiers/text/measure.py)."""
+    return measure.tokens(text)

@@ -67,7 +67,7 @@ def test_store_json_is_written_whole_with_no_temporary_file_left(tmp_path: Path,
         "model": embedder.name,
         "dim": embedder.dim,
         "schema": SCHEMA_VERSION,
-        "pieces": True,  # a new store: every long memory has its pieces (tiers/namespace/backfill.py has nothing to do)
+        "pieces": 2,  # a new store: every long memory has its pieces (tiers/namespace/backfill.py has nothing to do)
     }
     assert [p.name for p in (tmp_path / "ns").iterdir() if p.name.endswith(".tmp")] == []
 

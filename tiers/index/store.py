@@ -49,8 +49,11 @@ log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2
 DEFAULT_DIM = 384  # of the default model: what a damaged store.json is told to name when nothing else is known
-# A memory of more than PIECE_WORDS words has at least this many characters (one-letter words and spaces).
-LONG_CHARS = 2 * PIECE_WORDS
+# A memory of more than PIECE_WORDS words has more than this many characters (a Chinese character is a word).
+LONG_CHARS = PIECE_WORDS
+# What store.json's `pieces` says once every long record has its pieces. Before words were counted by script,
+# it said `true`: a long Chinese or Japanese memory was one word then, and a store marked so is looked at once more.
+PIECES_DONE = 2
 _ROW_COLUMNS = [*RECORD_COLUMNS, "hash", "terms", "vector", PIECES]
 _HIT_COLUMNS = [*RECORD_COLUMNS, "hash", "vector"]
 
@@ -152,7 +155,7 @@ class Store:
             # may already hold records from before pieces were kept, so the backfill looks once
             # (tiers/namespace/backfill.py).
             if cold_uri is None:
-                meta[PIECES] = True
+                meta[PIECES] = PIECES_DONE
             write_meta(path, meta)
             return meta
         meta = read_meta(path, self.model, self.dim)
@@ -431,12 +434,12 @@ class Store:
 
     def pieces_complete(self) -> bool:
         """Whether store.json says every long record has its pieces (a store made since, re-embedded, or filled)."""
-        return bool(read_meta(self.folder / "store.json").get(PIECES))
+        return read_meta(self.folder / "store.json").get(PIECES) == PIECES_DONE
 
     def mark_pieces_complete(self) -> None:
         """Note in store.json that no long record lacks its pieces any more: no sweep looks again."""
         path = self.folder / "store.json"
-        write_meta(path, read_meta(path) | {PIECES: True})
+        write_meta(path, read_meta(path) | {PIECES: PIECES_DONE})
 
     def fill_pieces(self, tier: Tier, ids: Sequence[str], vectors: np.ndarray, pieces: Sequence[np.ndarray]) -> int:
         """Give these records of `tier` their vector and pieces as a write of them today would; the number given.

@@ -26,6 +26,7 @@ import numpy as np
 from tiers.errors import StorageError
 from tiers.model import graphs
 from tiers.model.packaged import PackagedModel
+from tiers.text import measure
 
 log = logging.getLogger("memtiers")
 
@@ -64,23 +65,24 @@ def embed_queries(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
 
 
 # A memory longer than this many words is embedded in pieces of it (about 200 word pieces each, inside the
-# 256 the default model reads), each piece starting PIECE_OVERLAP words before the last one ended.
+# 256 the default model reads), each piece starting PIECE_OVERLAP words before the last one ended. A Chinese or
+# Japanese character counts as a word (tiers/text/measure.py): the model reads about one word piece for each.
 PIECE_WORDS = 150
 PIECE_OVERLAP = 30
 
 
 def is_long(text: str) -> bool:
-    """Whether a memory is embedded in pieces: past PIECE_WORDS words, split at whitespace."""
-    return len(text.split()) > PIECE_WORDS
+    """Whether a memory is embedded in pieces: past PIECE_WORDS words (`measure.words`)."""
+    return measure.count(text) > PIECE_WORDS
 
 
 def pieces(text: str) -> list[str]:
     """The text itself, or, when it is long (`is_long`), its overlapping pieces in order."""
-    words = text.split()
+    words = measure.words(text)
     if len(words) <= PIECE_WORDS:
         return [text]
     step = PIECE_WORDS - PIECE_OVERLAP
-    return [" ".join(words[start : start + PIECE_WORDS]) for start in range(0, len(words) - PIECE_OVERLAP, step)]
+    return [words.join(start, start + PIECE_WORDS) for start in range(0, len(words) - PIECE_OVERLAP, step)]
 
 
 def piece_span(words: int, piece: int) -> tuple[int, int]:

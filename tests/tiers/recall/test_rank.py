@@ -554,6 +554,32 @@ def test_a_long_hit_over_the_budget_is_shown_by_its_nearest_piece_marked_as_an_e
     assert cut.whole_tokens > 300 >= packed.tokens
 
 
+def test_a_long_chinese_hit_over_the_budget_is_shown_by_an_excerpt_cut_on_characters() -> None:
+    chars = [chr(0x4E00 + i) for i in range(400)]  # one word each: pieces start at characters 0, 120, 240, 360
+    long = Ranked(_record(1, "".join(chars)), 1.0, 0.5, piece_cosines=(0.1, 0.2, 0.9, 0.3))
+
+    packed = pack([long], {}, 10, 300, grouped=True)
+
+    cut = packed.hits[0].excerpt
+    assert cut is not None and (cut.first, cut.last, cut.words) == (241, 390, 400)
+    assert cut.text == "".join(chars[240:390]) and cut.text in packed.text
+    assert cut.whole_tokens >= 400 and packed.tokens <= 300
+
+
+@pytest.mark.parametrize("max_tokens", [32, 57, 256])
+@pytest.mark.parametrize("line", ["我对花生过敏。", "У меня аллергия на арахис.", "لدي حساسية من الفول السوداني."])
+def test_packed_text_in_another_script_never_passes_the_budget_counted_by_script(max_tokens: int, line: str) -> None:
+    when = datetime(2026, 3, 1, tzinfo=UTC)
+    profile = {"名字": Entry("王伟", when)}
+    for count in (1, 3, 40):
+        hits = [Ranked(_record(i, line * (1 + i % 5), day=i % 4), 1.0, 0.9) for i in range(count)]
+
+        packed = pack(hits, profile, 50, max_tokens, grouped=True)
+
+        assert packed.tokens <= max_tokens and len(packed.hits) + packed.left_out == count
+        assert packed.tokens > -(-len(packed.text) // 4)  # more than its characters counted as English
+
+
 def test_an_excerpt_takes_in_the_nearer_neighbouring_piece_where_the_budget_left_holds_both() -> None:
     words = [f"w{i}" for i in range(800)]  # ~1,200 tokens in 7 pieces: words 1-150, 121-270, 241-390, ...
     cosines = (0.1, 0.6, 0.9, 0.3, 0.1, 0.1, 0.1)  # the third nearest, then the second
@@ -634,6 +660,13 @@ def test_the_names_a_query_writes_with_a_capital_letter_are_what_it_asks_about()
     assert ranking.named("When did Caroline go to the LGBTQ support group?") == set(words("Caroline LGBTQ"))
     assert ranking.named("Where do I live? I'm asking for my records") == set()  # "I" and question words: no names
     assert ranking.named("what is my usual drink") == set()
+
+
+def test_capitals_name_nothing_in_german_and_not_a_question_word_in_other_languages() -> None:
+    assert ranking.named("Wo wohnt Anna jetzt mit ihrem Hund?") == set()  # German capitalises every noun
+    assert ranking.named("¿Dónde vive Ana ahora?") == set(words("Ana"))  # "Dónde" opens the question
+    assert ranking.named("Où habite Marie maintenant ?") == set(words("Marie"))
+    assert ranking.named("安娜住在哪里？") == set()  # no capitals in the script
 
 
 def test_the_hits_holding_the_querys_names_go_first_each_part_in_its_order() -> None:
