@@ -19,13 +19,12 @@ from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp_types import EmptyResult, SubscribeRequestParams, UnsubscribeRequestParams
 
-from server import prompts, scope, tools
+from server import prompts, scope, shape, tools
 from server.errors import message
 from server.runtime import CURRENT_SCOPE, PROFILE_URI, Runtime, supervised, utcnow
 from server.settings import Settings
 from tiers.errors import MemtiersError
 from tiers.model.embedder import LoadingEmbedder
-from tiers.storage.hot import render
 
 log = logging.getLogger("memtiers")
 
@@ -36,7 +35,8 @@ Call `remember` when the user tells you something worth keeping (a fact about th
 preference; pass `kind` or a profile `key` when you know it), `recall` before answering anything
 that may depend on the past (pass `max_tokens` to bound what comes back), `profile` to read or
 change the hot profile, `promote` when a recalled memory deserves to be carried every turn, and
-`forget` when the user asks you to drop something."""
+`forget` when the user asks you to drop something. Facts about the person go to a user scope every project
+reads; the rest stays in this project (`scope` overrides where a memory or profile key goes)."""
 
 
 class _FirstRequest:
@@ -153,15 +153,16 @@ def build_server(
         PROFILE_URI,
         name="profile",
         title="Hot profile",
-        description="What the agent carries every turn: one `key: value` line per profile entry.",
+        description="What the agent carries every turn: one `key: value` line per profile entry, the user scope's "
+        "(about the person, shared by every project) under its own header when it has entries.",
         mime_type="text/plain",
     )
     async def hot_profile() -> str:
         try:
-            entries, flags = await runtime.run(lambda: (runtime.memory.profile(), runtime.memory.flags()))
+            profiles, flags = await runtime.run(lambda: (runtime.scoped.profiles(), runtime.scoped.flags()))
         except MemtiersError as exc:
             raise ResourceError(message(exc)) from exc
-        body = render(entries) or "(the profile is empty)"
+        body = shape.profiles_text(profiles, runtime.namespace) or "(the profile is empty)"
         if flags:  # a short marker: the agent reads the details with `profile`
             body += "\n(may be out of date, see `profile`: " + ", ".join(sorted(flags)) + ")"
         return _with_scope(body)

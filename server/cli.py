@@ -1,4 +1,4 @@
-"""The `memtiers` command: serve over stdio or HTTP, token, sweep, stats, log, reembed, export, import."""
+"""The `memtiers` command: serve over stdio or HTTP, token, sweep, stats, log, reembed, export, import, hook."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from tiers.text.timeparse import iso, parse_time
 
 if TYPE_CHECKING:
     from tiers.memory import Memory
-    from tiers.transfer.jsonl import Progress
+    from tiers.model.embedder import LoadingEmbedder
+    from tiers.transfer.jsonl import Imported, Progress
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -51,6 +52,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     export = commands.add_parser("export", help="write the whole namespace as memtiers JSONL (backup, move)")
     export.add_argument("--out", type=Path, help="file to write (default stdout); written whole or not at all")
     export.add_argument("--vectors", action="store_true", help="include each vector, so an import need not embed")
+    export.add_argument(
+        "--scope",
+        choices=["project", "user"],
+        default="project",
+        help="the namespace (default), or the user scope every namespace reads (facts about the person)",
+    )
     imports = commands.add_parser("import", help="bring memories in from a memtiers export or another tool")
     imports.add_argument("file", type=Path, help="the file (or a folder of Markdown notes)")
     imports.add_argument(
@@ -59,6 +66,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         choices=["memtiers", "memory-server", "mem0", "markdown"],
         help="its format (default: detected)",
     )
+    imports.add_argument(
+        "--scope",
+        choices=["project", "user"],
+        help="import all of it into the namespace or the user scope (default: a memtiers export where it came from, "
+        "other files each memory where remember puts it)",
+    )
+    hook = commands.add_parser("hook", help="answer a Claude Code hook (stdin JSON in, its answer out; docs/hosts/)")
+    hook.add_argument("event", choices=["session-start", "pre-compact"])
     args = parser.parse_args(argv)
 
     try:
@@ -80,6 +95,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return serve(settings)
         if args.command == "token":
             return _token(settings)
+        if args.command == "hook":
+            from server import hooks
+
+            return hooks.main(args.event, settings)
         return _offline(args, settings)
     except ConfigError as exc:
         print(f"memtiers: {exc}", file=sys.stderr)
@@ -119,12 +138,14 @@ def _offline(args: argparse.Namespace, settings: Settings) -> int:
             )
         print(f"re-embedded {count} memories with {embedder.name}")
         return 0
+    if args.command == "export" and args.scope == "user":
+        settings = _user_settings(settings)
     memory = Memory(settings.folder, embedder, settings.memory)
     try:
         if args.command == "export":
             _export(memory, settings, args.out, args.vectors)
         elif args.command == "import":
-            _import(memory, args.file, args.fmt)
+            _import(memory, settings, embedder, args.file, args.fmt, args.scope)
         elif args.command == "sweep":
             at = parse_time(args.at, "--at") if args.at else datetime.now(UTC)
             with _progress("sweeping") as progress:
@@ -204,15 +225,43 @@ def _export(memory: Memory, settings: Settings, out: Path | None, vectors: bool)
     print(f"exported {settings.namespace} to {out} ({count} lines)", file=sys.stderr)
 
 
-def _import(memory: Memory, path: Path, fmt: str | None) -> None:
-    from tiers.transfer.jsonl import import_file
+def _user_settings(settings: Settings) -> Settings:
+    if settings.user_namespace is None:
+        raise ConfigError("the user scope is off here (MEMTIERS_USER_SCOPE=off)")
+    return settings.for_namespace(settings.user_namespace)
 
-    started = time.perf_counter()
-    with _progress("importing") as progress:
-        report = import_file(memory, path, datetime.now(UTC), fmt, progress)
-    seconds = max(time.perf_counter() - started, 1e-9)
+
+def _import(
+    memory: Memory, settings: Settings, embedder: LoadingEmbedder, path: Path, fmt: str | None, scope: str | None
+) -> None:
+    """Import into the namespace and the user scope (tiers/scopes/transfer.py), each part reported apart."""
+    from tiers.memory import Memory
+    from tiers.scopes.routing import Scope
+    from tiers.scopes.scoped import Scoped
+    from tiers.scopes.transfer import import_file
+
+    user = None
+    if settings.user_namespace is not None and settings.user_namespace != settings.namespace:
+        user_settings = _user_settings(settings)
+        user = Memory(user_settings.folder, embedder, user_settings.memory)
+    try:
+        started = time.perf_counter()
+        with _progress("importing") as progress:
+            reports = import_file(
+                Scoped(memory, user), path, datetime.now(UTC), fmt, Scope(scope) if scope else None, progress
+            )
+        seconds = max(time.perf_counter() - started, 1e-9)
+    finally:
+        if user is not None:
+            user.close()
+    for where, report in reports:
+        into = f" into the user scope ({settings.user_namespace})" if where is Scope.USER else ""
+        _report_import(report, path, into, seconds)
+
+
+def _report_import(report: Imported, path: Path, into: str, seconds: float) -> None:
     print(
-        f"imported {report.read} memories from {path} ({report.format}): {report.added} new, "
+        f"imported {report.read} memories from {path} ({report.format}){into}: {report.added} new, "
         f"{report.duplicates} already stored, {report.protected} protected, {report.embedded} embedded, "
         f"{report.renamed} given new ids, {report.profile_set} profile entries, {report.moves} moves logged; "
         f"{report.read / seconds:.0f} memories/s"

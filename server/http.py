@@ -28,7 +28,7 @@ from starlette.responses import PlainTextResponse
 from starlette.types import Receive, Scope, Send
 
 from server.app import build_server
-from server.runtime import Runtime
+from server.runtime import Runtime, UserScope
 from server.settings import ConfigError, Settings, check_namespace
 from server.token import Grants, configured_tokens
 from server.web import build_web_app
@@ -72,10 +72,19 @@ def transport_security(host: str, allowed_hosts: Sequence[str] = ()) -> Transpor
 class Namespaces:
     """The namespaces one process serves: each opened on its first authorised request, then kept; one shared model."""
 
-    def __init__(self, settings: Settings, security: TransportSecuritySettings, embedder: LoadingEmbedder) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        security: TransportSecuritySettings,
+        embedder: LoadingEmbedder,
+        grants: Grants | None = None,
+    ) -> None:
+        """`grants`: the tokens; a namespace reads the user scope only when every token opening it opens that too."""
         self.settings = settings
         self.security = security
         self.embedder = embedder
+        self.grants = grants
+        self.user = UserScope(settings) if settings.user_namespace else None
         self._open: dict[str, StreamableHTTPSessionManager] = {}
         self._runtimes: dict[str, Runtime] = {}
         self._opening = anyio.Lock()
@@ -98,6 +107,8 @@ class Namespaces:
                 group.cancel_scope.cancel()
         self._open.clear()
         self._runtimes.clear()
+        if self.user is not None:
+            await anyio.to_thread.run_sync(self.user.close)
 
     async def manager(self, name: str) -> StreamableHTTPSessionManager:
         """The session manager of namespace `name`, opening it (its lifespan: memory, timer) the first time."""
@@ -116,6 +127,8 @@ class Namespaces:
 
     def scope_note(self, name: str) -> str | None:
         """For the web page: how clients came to work in namespace `name`, when their roots picked it."""
+        if self.user is not None and name == self.user.namespace:
+            return "The user scope: facts about the person, read by every namespace beside its own."
         for runtime in self._runtimes.values():
             for chosen in runtime.scopes.values():
                 if chosen.namespace == name and chosen.root:
@@ -126,6 +139,13 @@ class Namespaces:
             return "Clients whose host names no namespace and that report no workspace root work here."
         return None
 
+    def user_for(self, name: str) -> UserScope | None:
+        """The user scope namespace `name` reads beside its own, unless a token that opens it does not open that."""
+        user = self.user
+        if user is None or (self.grants is not None and not self.grants.share(name, user.namespace)):
+            return None
+        return user
+
     async def runtime(self, name: str) -> Runtime:
         """The running state of namespace `name` (its memory, clock, listeners), opening it the first time."""
         await self.manager(name)
@@ -134,7 +154,7 @@ class Namespaces:
     async def _serve(self, name: str, *, task_status: Any) -> None:
         # Plain /mcp serves the configured namespace, which clients' roots may rescope when the config names none.
         settings = self.settings if name == self.settings.namespace else self.settings.for_namespace(name)
-        runtime = Runtime(settings, InMemorySubscriptionBus(), embedder=self.embedder)
+        runtime = Runtime(settings, InMemorySubscriptionBus(), embedder=self.embedder, user=self.user_for(name))
         self._runtimes[name] = runtime
         server = build_server(settings, embedder=self.embedder, runtime=runtime)
         server.streamable_http_app(streamable_http_path=PATH, transport_security=self.security)
@@ -242,7 +262,7 @@ def build_http_app(
 ) -> MemtiersHTTP:
     """The HTTP app for `settings`; `embedder`, when given, is the model every namespace shares."""
     model = embedder or open_embedder(settings.embed_model, cache_dir=settings.model_cache)
-    return MemtiersHTTP(Namespaces(settings, transport_security(host, allowed_hosts), model), grants)
+    return MemtiersHTTP(Namespaces(settings, transport_security(host, allowed_hosts), model, grants), grants)
 
 
 class _Server(uvicorn.Server):

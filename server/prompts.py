@@ -12,7 +12,9 @@ You have a long-term memory (memtiers). Use it this way:
    the user), call `recall` with a short query, and use what it returns.
 3. When the user states something durable (a fact about themselves, a preference, a constraint, a
    decision), call `remember` with its `kind` (identity, preference, constraint, relationship, health,
-   decision, task, event, note). Do not store small talk or what is already in the profile.
+   decision, task, event, note). Facts about the person go to the user scope every project reads; pass
+   `scope` when it is not plain ("project" for a preference of this project only). Do not store small talk
+   or what is already in the profile.
 4. When a recalled memory proves durable and needed every turn, `promote` it to "hot" with a short `key`.
 5. When the user asks you to forget something, `recall` it to find its id, then `forget` it, and tell
    the user what was removed."""

@@ -9,8 +9,9 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
-from datetime import UTC, datetime
-from typing import Any, TypeVar
+from datetime import UTC, datetime, timedelta
+from threading import Lock
+from typing import Any, Literal, TypeVar
 
 import anyio
 from mcp.server.subscriptions import InMemorySubscriptionBus
@@ -25,6 +26,7 @@ from tiers.model.catalog import open_embedder
 from tiers.model.embedder import LoadingEmbedder
 from tiers.namespace.outcomes import SweepReport
 from tiers.privacy.folders import open_private
+from tiers.scopes.scoped import Scoped
 from tiers.storage.locking import serving_lock
 
 log = logging.getLogger("memtiers")
@@ -44,6 +46,53 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+class UserScope:
+    """The user scope's memory: opened once per process, on first use, and shared by every namespace it serves."""
+
+    def __init__(self, settings: Settings) -> None:
+        namespace = settings.user_namespace
+        assert namespace is not None
+        self.settings = settings.for_namespace(namespace)
+        self._memory: Memory | None = None
+        self._opening = Lock()
+        self._serving = contextlib.ExitStack()
+        self._swept: datetime | None = None
+
+    @property
+    def namespace(self) -> str:
+        return self.settings.namespace
+
+    def memory(self, embedder: LoadingEmbedder) -> Memory:
+        with self._opening:
+            if self._memory is None:
+                self._serving.enter_context(serving_lock(self.settings.folder))
+                self._memory = Memory(self.settings.folder, embedder, self.settings.memory)
+            return self._memory
+
+    @property
+    def opened(self) -> Memory | None:
+        """Its memory if open, without opening it."""
+        return self._memory
+
+    def sweep(self, now: datetime) -> None:
+        """One sweep, unless another namespace's timer swept it within half an interval (each has its own timer)."""
+        memory = self._memory
+        if memory is None or (self._swept is not None and now - self._swept < self._half_interval()):
+            return
+        self._swept = now
+        memory.sweep(now)
+
+    def _half_interval(self) -> timedelta:
+        return timedelta(seconds=self.settings.sweep_interval / 2)
+
+    def close(self) -> None:
+        with self._opening:
+            if self._memory is not None:
+                self._memory.close()
+                self._memory = None
+            self._serving.close()
+
+
 class Runtime:
     """State of one running server: opened by the lifespan, closed when it ends."""
 
@@ -53,9 +102,18 @@ class Runtime:
         bus: InMemorySubscriptionBus,
         clock: Callable[[], datetime] = utcnow,
         embedder: LoadingEmbedder | None = None,
+        user: UserScope | Literal["own"] | None = "own",
     ):
-        """`embedder` is shared by the runtimes of one HTTP process; without it, `open` makes this runtime's own."""
+        """`embedder` is shared by the runtimes of one HTTP process; without it, `open` makes this runtime's own.
+        `user`: the user scope this runtime reads beside its namespaces, shared with the other runtimes of the process
+        (None: none); "own": its own, when the settings turn it on."""
         self.settings = settings
+        if user == "own":
+            user = UserScope(settings) if settings.user_namespace else None
+            self._owns_user = user is not None
+        else:
+            self._owns_user = False
+        self.user: UserScope | None = user
         self.bus = bus
         self.clock = clock
         self._memory: Memory | None = None
@@ -66,7 +124,7 @@ class Runtime:
         self.embedder: LoadingEmbedder | None = embedder
         self.first_request = asyncio.Event()
         self.legacy_listeners: set[Any] = set()
-        self._profile_stamp: dict[str, tuple[int, int] | None] = {}
+        self._profile_stamp: dict[str, tuple[tuple[int, int] | None, ...]] = {}
         self.last_sweep: SweepReport | None = None
         self._serving = contextlib.ExitStack()
 
@@ -80,6 +138,23 @@ class Runtime:
             return self._memory
         return self._scoped[scope.namespace]
 
+    @property
+    def namespace(self) -> str:
+        """The namespace this request works in (CURRENT_SCOPE), else this runtime's own."""
+        scope = CURRENT_SCOPE.get()
+        return scope.namespace if scope is not None else self.settings.namespace
+
+    @property
+    def scoped(self) -> Scoped:
+        """The memory of the namespace this request works in, with the user scope's beside it (when there is one)."""
+        memory = self.memory
+        beside = self._user_memory
+        return Scoped(memory, beside if beside is not memory else None)
+
+    @property
+    def _user_memory(self) -> Memory | None:
+        return self.user.memory(self.embedder) if self.user is not None and self.embedder is not None else None
+
     def remember_scope(self, session: str, scope: Scope) -> None:
         """Keep the scope of a session; the oldest sessions' are dropped past SESSIONS_KEPT (they ask again)."""
         self.scopes[session] = scope
@@ -88,7 +163,8 @@ class Runtime:
 
     def memories(self) -> list[Memory]:
         """Every open memory: this runtime's namespace and those picked from clients' roots."""
-        return [m for m in (self._memory, *self._scoped.values()) if m is not None]
+        user = self.user.opened if self.user is not None else None
+        return [m for m in (self._memory, *self._scoped.values()) if m is not None and m is not user]
 
     def open_scoped(self, namespace: str) -> None:
         """Open the memory of a namespace picked from a client's roots, beside this runtime's own (once)."""
@@ -103,14 +179,21 @@ class Runtime:
         open_private(self.settings.home)  # the whole data folder, the model cache included
         if self.embedder is None:
             self.embedder = open_embedder(self.settings.embed_model, cache_dir=self.settings.model_cache)
-        self._memory = Memory(self.settings.folder, self.embedder, self.settings.memory)
-        # Held while the server runs: `memtiers reembed` refuses to swap the model under it.
-        self._serving.enter_context(serving_lock(self.settings.folder))
+        if self.user is not None and self.settings.namespace == self.user.namespace:
+            self._memory = self.user.memory(self.embedder)  # serving the user scope itself: one memory of it
+        else:
+            self._memory = Memory(self.settings.folder, self.embedder, self.settings.memory)
+            # Held while the server runs: `memtiers reembed` refuses to swap the model under it.
+            self._serving.enter_context(serving_lock(self.settings.folder))
+        if self.user is not None:
+            self.user.memory(self.embedder)
         self._profile_stamp[str(self._memory.hot.path)] = self._stamp()
 
     def close(self) -> None:
         for memory in self.memories():
             memory.close()
+        if self.user is not None and self._owns_user:
+            self.user.close()
         self._memory = None
         self._scoped.clear()
         self._serving.close()
@@ -172,6 +255,12 @@ class Runtime:
                 await self.run(lambda m=scoped: m.sweep(self.clock()))  # type: ignore[misc]
             except Exception:
                 log.exception("sweep of %s failed", scoped.folder)
+        if self.user is not None:
+            user = self.user
+            try:
+                await self.run(lambda: user.sweep(self.clock()))
+            except Exception:
+                log.exception("sweep of the user scope failed")
         try:
             report = await self.run(lambda: self.memory.sweep(self.clock()))
         except MemtiersError as exc:
@@ -187,12 +276,9 @@ class Runtime:
         await self.notify_if_profile_changed()
         return report
 
-    def _stamp(self) -> tuple[int, int] | None:
-        try:
-            stat = self.memory.hot.path.stat()
-        except FileNotFoundError:
-            return None
-        return (stat.st_mtime_ns, stat.st_size)
+    def _stamp(self) -> tuple[tuple[int, int] | None, ...]:
+        """When the profiles the model reads here (this namespace's, the user's) last changed."""
+        return tuple(_file_stamp(memory.hot.path) for _, memory in self.scoped.scopes())
 
     async def notify_if_profile_changed(self) -> None:
         """Tell subscribed clients, of both protocol eras, that the profile changed."""
@@ -206,6 +292,14 @@ class Runtime:
                 await session.send_resource_updated(PROFILE_URI)
             except Exception:  # a closed session: forget it
                 self.legacy_listeners.discard(session)
+
+
+def _file_stamp(path: Any) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size)
 
 
 async def supervised(coro: Awaitable[None], name: str) -> None:

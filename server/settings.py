@@ -18,6 +18,7 @@ from tiers.recall.rank import RecallSettings
 
 _NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _TOKEN = re.compile(r"^[!-~]{16,512}$")  # printable ASCII, no spaces: it travels in an HTTP header
+USER_NAMESPACE = "user"  # the user scope: facts about the person, read beside every project's namespace
 RERANK_MOST = 500  # candidates a recall may rerank: about 13 ms each on 2 cores, 6.5 s at this bound
 
 
@@ -76,6 +77,7 @@ class Settings:
     recall_context: float = RecallSettings.context  # share of a memory's meaning read with its neighbours'
     rerank: int = RecallSettings.rerank  # recall's best this many read again by a cross-encoder (0: off)
     later_first: bool = RecallSettings.updates  # recall shows the later of two updates first, the older marked
+    user_scope: bool = True  # every namespace reads the user scope beside its own (tiers/scopes/)
 
     @property
     def memory(self) -> MemorySettings:
@@ -106,6 +108,11 @@ class Settings:
     def folder(self) -> Path:
         """The folder of this namespace: profile, ledger and LanceDB table together."""
         return self.home / "namespaces" / self.namespace
+
+    @property
+    def user_namespace(self) -> str | None:
+        """The namespace of the user scope every other namespace reads beside its own; None when it is off."""
+        return USER_NAMESPACE if self.user_scope else None
 
     @property
     def model_cache(self) -> Path:
@@ -145,6 +152,7 @@ class Settings:
             "later_first": _flag(env, "MEMTIERS_LATER_FIRST", RecallSettings.updates),
             "recall_context": _share(env, "MEMTIERS_RECALL_CONTEXT", RecallSettings.context),
             "rerank": _count(env, "MEMTIERS_RERANK", RecallSettings.rerank, RERANK_MOST),
+            "user_scope": _flag(env, "MEMTIERS_USER_SCOPE", True),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]

@@ -5,9 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from server import hooks
 from tiers.namespace.outcomes import Forgotten, Promoted, Stored
 from tiers.recall.rank import Packed, Ranked
 from tiers.records import tokens_of
+from tiers.scopes.recall import Recalled
+from tiers.scopes.routing import Scope
+from tiers.scopes.scoped import Placed, Profiles
 from tiers.storage.hot import Entry, render
 from tiers.text.timeparse import iso
 
@@ -46,6 +50,85 @@ def stored_text(stored: Sequence[Stored]) -> str:
         if s.may_update:
             lines.append("  (if it does, remember this again with supersedes=[id]; the earlier one is kept as history)")
     return "\n".join(lines)
+
+
+def placed_data(placed: Placed) -> dict[str, Any]:
+    return stored_data(placed.stored) | {"scope": placed.scope.value}
+
+
+def placed_text(placed: Sequence[Placed]) -> str:
+    """`stored_text`, each memory the user scope took said so on its first line."""
+    lines: list[str] = []
+    for p in placed:
+        text = stored_text([p.stored])
+        if p.scope is Scope.USER:
+            first, _, rest = text.partition("\n")
+            text = first + " (user scope: every project reads it)" + (f"\n{rest}" if rest else "")
+        lines.append(text)
+    return "\n".join(lines)
+
+
+def recalled_data(recalled: Recalled) -> dict[str, Any]:
+    """Recall's data across scopes: each hit with its scope; the project's profile entries shown, and the user's."""
+    data = {
+        "memories": [_hit_data(hit.ranked) | {"scope": hit.scope.value} for hit in recalled.hits],
+        "profile": {key: e.value for key, e in recalled.profile.get(Scope.PROJECT, {}).items()},
+        "left_out": recalled.left_out,
+        "tokens": recalled.tokens,
+    }
+    if recalled.profile.get(Scope.USER):
+        data["user_profile"] = {key: e.value for key, e in recalled.profile[Scope.USER].items()}
+    return data
+
+
+def profiles_text(profiles: Profiles, namespace: str | None = None) -> str:
+    """Both profiles as the model reads them: under a header each when the user's holds entries (the project's
+    naming its namespace), else the project's alone as it always read."""
+    return hooks.profile_text(
+        profiles.entries.get(Scope.USER) or {}, profiles.entries.get(Scope.PROJECT) or {}, namespace
+    )
+
+
+def profiles_view(
+    profiles: Profiles, flags: dict[str, dict[str, Any]] | None = None, namespace: str | None = None
+) -> tuple[str, dict[str, Any]]:
+    """The `profile` tool's answer over both scopes: each entry with its scope, the tokens both use of the cap."""
+    body = profiles_text(profiles, namespace)
+    text = (body or "(the profile is empty)") + f"\n({profiles.tokens}/{profiles.cap_tokens} tokens)"
+    flags = flags or {}
+    text += _flags_text(flags)
+    if profiles.candidates:
+        text += "\ncandidates for the profile (promote with a key): " + ", ".join(
+            c["id"]
+            + (f" as {c['key']}" if c.get("key") else "")
+            + (" (user scope)" if c.get("scope") == "user" else "")
+            for c in profiles.candidates
+        )
+    entries: dict[str, Any] = {}
+    for scope in (Scope.USER, Scope.PROJECT):  # a key in both: the project's, which this project reads last
+        for key, e in sorted(profiles.entries.get(scope, {}).items()):
+            entries[key] = entry_data(e) | {"scope": scope.value}
+    data = {
+        "entries": dict(sorted(entries.items())),
+        "tokens": profiles.tokens,
+        "cap_tokens": profiles.cap_tokens,
+        "candidates": list(profiles.candidates),
+        "flagged": flags,
+    }
+    if namespace:
+        data["namespace"] = namespace
+    if profiles.moved:
+        data["moved"] = list(profiles.moved)
+    return text, data
+
+
+def _flags_text(flags: dict[str, dict[str, Any]]) -> str:
+    text = ""
+    for key, flag in sorted(flags.items()):
+        text += f"\n{key} may be out of date: {flag['by']} says {flag['said']!r}"
+    if flags:
+        text += "\n(confirm with profile set {key: new value}, the old kept as history; or profile dismiss [key])"
+    return text
 
 
 def recall_data(packed: Packed) -> dict[str, Any]:
@@ -102,10 +185,7 @@ def profile_view(
     tokens = tokens_of(body)
     text = (body or "(the profile is empty)") + f"\n({tokens}/{cap} tokens)"
     flags = flags or {}
-    for key, flag in sorted(flags.items()):
-        text += f"\n{key} may be out of date: {flag['by']} says {flag['said']!r}"
-    if flags:
-        text += "\n(confirm with profile set {key: new value}, the old kept as history; or profile dismiss [key])"
+    text += _flags_text(flags)
     if candidates:
         text += "\ncandidates for the profile (promote with a key): " + ", ".join(
             c["id"] + (f" as {c['key']}" if c.get("key") else "") for c in candidates

@@ -62,6 +62,11 @@ class Grants:
             raise ValueError("the HTTP server needs at least one token")
         self._tokens = [(token.value.encode("ascii"), Grant(token.namespaces)) for token in tokens]
 
+    def share(self, namespace: str, other: str) -> bool:
+        """Whether every token that opens `namespace` also opens `other`: then what one holds may be read beside the
+        other without showing it to a token the other is closed to."""
+        return all(grant.opens(other) for _, grant in self._tokens if grant.opens(namespace))
+
     def check(self, authorization: bytes | None) -> Grant | None:
         """The grant of the bearer token in `authorization`, or None when there is no such token."""
         presented = _bearer(authorization)

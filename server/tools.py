@@ -16,6 +16,7 @@ from server.errors import as_tool_errors
 from server.runtime import Runtime
 from tiers.model.rerank import THOROUGH
 from tiers.records import Kind, MemoryIn, MetaValue, Tier
+from tiers.scopes.routing import Scope
 from tiers.text.timeparse import parse_time
 
 T = TypeVar("T")
@@ -25,15 +26,19 @@ Use it when the user states a fact about themselves, a preference, a constraint,
 they will expect you to know later. Give `kind` (identity, preference, constraint, relationship, health,
 decision, task, event, note) when you know it: durable kinds are never demoted to cold. Give `key` to also
 put the fact in the hot profile. Saying the same thing twice refreshes the stored memory (duplicate_of).
-Returns, per memory, its id, the tier it landed in (warm, or hot when it went into the profile), and the
-earlier memories it may update ("may update [id] of <date>: <text>"): when it does, call remember again with
-the same content and `supersedes` = those ids, and the earlier ones are kept as history behind it."""
+Facts about the person (who they are, health, family, the preferences and constraints they state of themselves)
+go to the user scope, which every project reads; everything else stays in this project. Pass `scope` to choose.
+Returns, per memory, its id, the tier it landed in (warm, or hot when it went into the profile), its scope when
+the user's, and the earlier memories it may update ("may update [id] of <date>: <text>"): when it does, call
+remember again with the same content and `supersedes` = those ids, and the earlier ones are kept as history
+behind it."""
 
 RECALL = """Search memory for what answers `query`. Use it before answering anything that may depend on
 earlier conversations, decisions or facts about the user. Searches the hot profile and warm and cold memories by
 meaning and by words, with the memories said just before and after a hit; cold (old) ones rank just below
-equally good warm ones. Set `max_tokens` to cap everything you read back. Returns the matching profile
-entries, then the best memories grouped under the day they happened ("2026-11-30:" or "2026-11-30 cold:"),
+equally good warm ones, in this project and in the user scope every project shares. Set `max_tokens` to cap
+everything you read back. Returns the matching profile entries, then the best memories grouped under the day
+they happened (under "user scope" for the user's) ("2026-11-30:" or "2026-11-30 cold:"),
 one line each: [id] content #tags, then how many were left out by the budget. A long memory that does not fit
 the budget whole is shown by its part nearest the query, marked "(excerpt: words 121-270 of 812; the whole is
 1130 tokens)": recall again with a larger `max_tokens` to read it all. When what you need is not there, ask
@@ -47,13 +52,17 @@ preferences, hard constraints). With no arguments it returns the profile. `set` 
 to warm, not away). `pin` keeps entries from being demoted when unused. The profile has a token cap:
 a change past it is refused with the entries that could be demoted. Key the project being worked on as
 `current_project` and its standing decisions as `project.<name>.<topic>`: another project's entries go down
-to warm once it has not been current for 30 days (recall still finds them) and come back when it is again."""
+to warm once it has not been current for 30 days (recall still finds them) and come back when it is again.
+Entries about the person (name, pronouns, language, timezone, diet.*, health.*, family.*, preferences.*) live in the
+user scope every project reads; the rest in this project. A key changed stays where it is; `scope` puts the keys
+set there (moving one from the other scope). The two share the token cap."""
 
 PROMOTE = """Move a memory up a tier when you judge it durable: to "hot" makes a profile entry under `key`
 whose source is that memory; to "warm" brings a cold memory back into everyday search. Promoting to where
 it already is says so and is no error. Use the id that recall or remember returned."""
 
-FORGET = """Delete a memory from every tier and from search, for privacy or when the user asks.
+FORGET = """Delete a memory from every tier and from search, for privacy or when the user asks; in this project
+or in the user scope, wherever it is.
 Profile entries that only this memory supported are named in the answer: unset them with profile if
 they should go too. This cannot be undone."""
 
@@ -90,6 +99,10 @@ def register(server: MCPServer, runtime: Runtime) -> None:
             list[MemoryIn] | None,
             Field(description="A batch (imports), instead of the single-memory fields."),
         ] = None,
+        scope: Annotated[
+            Literal["user", "project"] | None,
+            Field(description="user: about the person, read in every project; project: this one. Default: decided."),
+        ] = None,
     ) -> CallToolResult:
         if memories is not None:
             if content is not None:
@@ -100,8 +113,9 @@ def register(server: MCPServer, runtime: Runtime) -> None:
                 raise ToolError("invalid input: content is required (or memories, for a batch)")
             with as_tool_errors():
                 items = [_memory_in(content, tags, metadata, source, occurred_at, forget_after, kind, key, supersedes)]
-        stored = await call(lambda: runtime.memory.remember(items, runtime.clock()))
-        return _result(shape.stored_text(stored), {"stored": [shape.stored_data(s) for s in stored]})
+        where = Scope(scope) if scope else None
+        placed = await call(lambda: runtime.scoped.remember(items, runtime.clock(), where))
+        return _result(shape.placed_text(placed), {"stored": [shape.placed_data(p) for p in placed]})
 
     @server.tool(description=RECALL, annotations=ToolAnnotations(read_only_hint=True))
     async def recall(
@@ -126,12 +140,12 @@ def register(server: MCPServer, runtime: Runtime) -> None:
             end = parse_time(until, "until") if until else None
         chosen = [Tier(t) for t in tiers] if tiers else None
         count = limit or (50 if max_tokens else 10)
-        packed = await call(
-            lambda: runtime.memory.recall(
+        recalled = await call(
+            lambda: runtime.scoped.recall(
                 query, runtime.clock(), count, max_tokens, chosen, tuple(tags or ()), start, end, thorough
             )
         )
-        return _result(packed.text, shape.recall_data(packed))
+        return _result(recalled.text, shape.recalled_data(recalled))
 
     @server.tool(description=PROFILE)
     async def profile(
@@ -143,17 +157,26 @@ def register(server: MCPServer, runtime: Runtime) -> None:
             list[str] | None,
             Field(description="Flagged keys to keep as they are (a newer memory does not update them)."),
         ] = None,
+        scope: Annotated[
+            Literal["user", "project"] | None,
+            Field(description="Where the keys in `set` go: user (every project) or project. Default: decided."),
+        ] = None,
     ) -> CallToolResult:
-        memory = runtime.memory
+        scoped = runtime.scoped
         if dismiss:
-            await call(lambda: memory.dismiss(dismiss, runtime.clock()))
+            await call(lambda: scoped.dismiss(dismiss, runtime.clock()))
         if not (set or unset or pin or unpin):
             # The candidates are read off the loop too: listing them opens the store and reads LanceDB.
-            entries, candidates, flags = await call(lambda: (memory.profile(), memory.candidates(), memory.flags()))
-            return _result(*shape.profile_view(entries, memory.hot.cap_tokens, candidates, flags))
-        change = await call(lambda: memory.set_profile(set or {}, runtime.clock(), unset or (), pin or (), unpin or ()))
-        flags = await call(memory.flags)
-        text, data = shape.profile_view(change.entries, change.cap_tokens, change.candidates, flags)
+            profiles, flags = await call(lambda: (scoped.profiles(), scoped.flags()))
+            return _result(*shape.profiles_view(profiles, flags, runtime.namespace))
+        where = Scope(scope) if scope else None
+        change = await call(
+            lambda: scoped.set_profile(set or {}, runtime.clock(), unset or (), pin or (), unpin or (), where)
+        )
+        flags = await call(scoped.flags)
+        text, data = shape.profiles_view(change, flags, runtime.namespace)
+        if change.moved:
+            text += f"\nmoved to the {scope} scope: {', '.join(change.moved)}"
         if change.demoted:
             text += f"\nold values kept in warm: {', '.join(change.demoted)}"
             data["history_ids"] = list(change.demoted)
@@ -165,15 +188,19 @@ def register(server: MCPServer, runtime: Runtime) -> None:
         to: Annotated[Literal["hot", "warm"], Field(description="Target tier.")] = "hot",
         key: Annotated[str | None, Field(description="Profile key, when going hot.")] = None,
     ) -> CallToolResult:
-        done = await call(lambda: runtime.memory.promote(id, runtime.clock(), Tier(to), key))
-        return _result(shape.promoted_text(done), asdict(done))
+        where, done = await call(lambda: runtime.scoped.promote(id, runtime.clock(), Tier(to), key))
+        return _result(_in_scope(shape.promoted_text(done), where), asdict(done) | {"scope": where.value})
 
     @server.tool(description=FORGET, annotations=ToolAnnotations(destructive_hint=True))
     async def forget(
         id: Annotated[str, Field(description="The memory's id.")],
     ) -> CallToolResult:
-        done = await call(lambda: runtime.memory.forget(id, runtime.clock()))
-        return _result(shape.forgotten_text(done), asdict(done))
+        where, done = await call(lambda: runtime.scoped.forget(id, runtime.clock()))
+        return _result(_in_scope(shape.forgotten_text(done), where), asdict(done) | {"scope": where.value})
+
+
+def _in_scope(text: str, scope: Scope) -> str:
+    return f"{text} (user scope)" if scope is Scope.USER else text
 
 
 def _memory_in(

@@ -18,7 +18,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "files": {"errors"},
     "text": {"errors"},
     "records": {"errors", "text"},
-    "model": {"errors", "files"},
+    "model": {"errors", "files", "text"},
     "storage": VOCABULARY | {"text"},
     "privacy": VOCABULARY,
     "index": VOCABULARY | {"text", "model", "storage"},
@@ -28,6 +28,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "memory": VOCABULARY | {"text", "model", "storage", "privacy", "index", "recall", "lifecycle", "namespace"},
     "browse": VOCABULARY | {"storage", "lifecycle", "memory"},
     "transfer": VOCABULARY | {"text", "model", "storage", "index", "memory"},
+    "scopes": VOCABULARY | {"text", "storage", "recall", "lifecycle", "namespace", "memory", "transfer"},
 }
 
 

@@ -12,7 +12,8 @@ listed before it (tests/test_layers.py holds the rule):
 - `recall`: ranking, packing into a token budget, the later word before the older;
 - `lifecycle`: heat, the rules that move records, classification, projects, profile candidates and flags;
 - `namespace`: one namespace's parts and the operations the facade calls;
-- then `memory` (the facade), `browse` (the facade read as a person browses it) and `transfer`.
+- then `memory` (the facade), `browse` (the facade read as a person browses it) and `transfer`;
+- `scopes`: a project's memory with the user scope's beside it (the facts about the person, shared by every project).
 
 Nothing here imports the MCP server, reads the environment or prints.
 """

@@ -159,7 +159,9 @@ class Memory:
     def rank(self, query: str, limit: int, tiers: Sequence[Tier] | None = None) -> list[ranking.Ranked]:
         """The best `limit` records for `query` as recall ranks them, counting no use."""
         search = self._search
-        ranked = search.rank(search.parse(query, tiers), max(limit, updates.WINDOW))
+        ranked = search.rank(search.parse(query, tiers), max(limit, updates.WINDOW, ranking.NAMED_WITHIN))
+        if self.settings.recall.names_first:
+            ranked = ranking.named_first(query, ranked)
         if self.settings.recall.updates and len(ranked) > 1:
             ranked = search.later_first(query, ranked)
         return ranked[:limit]

@@ -31,10 +31,13 @@ from server.web.chart import COLOURS, tiers_svg
 from tiers import browse
 from tiers.errors import InvalidInput, MemtiersError
 from tiers.index.store import check_id
+from tiers.memory import Memory
 from tiers.recall.rank import Packed
 from tiers.records import Tier, tokens_of
+from tiers.scopes import transfer as scoped_transfer
+from tiers.scopes.routing import Scope as MemoryScope
 from tiers.text.timeparse import iso, parse_time
-from tiers.transfer.jsonl import FORMATS, export, import_file
+from tiers.transfer.jsonl import FORMATS, export
 
 if TYPE_CHECKING:
     from server.http import Namespaces
@@ -189,8 +192,10 @@ class Pages:
             said = message(exc)
         await runtime.notify_if_profile_changed()
         session.said.append(said)
-        back = str(form.get("back") or "")
-        return RedirectResponse(back if back.startswith(f"/ns/{ns}") else f"/ns/{ns}", 303)
+        back = str(
+            form.get("back") or ""
+        )  # a page of this server: a change to the user scope may come from a project's
+        return RedirectResponse(back if back.startswith("/ns/") else f"/ns/{ns}", 303)
 
     # login
 
@@ -225,14 +230,20 @@ class Pages:
         def work(runtime: Runtime) -> dict[str, Any]:
             memory, now = runtime.memory, runtime.clock()
             entries = memory.profile()
-            text, data = shape.profile_view(entries, memory.hot.cap_tokens, memory.candidates())
+            scoped = runtime.scoped
+            profiles = scoped.profiles()
+            text, data = shape.profiles_view(profiles, scoped.flags(), runtime.namespace)
+            user_entries = profiles.entries.get(MemoryScope.USER, {})
             weeks = browse.tier_history(memory, now)
             return {
-                "entries": data["entries"],
+                "entries": {key: shape.entry_data(e) for key, e in sorted(entries.items())},
                 "lines": {key: tokens_of(f"{key}: {e.value}") for key, e in entries.items()},
+                "user_ns": runtime.user.namespace if scoped.user is not None and runtime.user is not None else None,
+                "user_entries": {key: shape.entry_data(e) for key, e in sorted(user_entries.items())},
+                "user_lines": {key: tokens_of(f"{key}: {e.value}") for key, e in user_entries.items()},
                 "tokens": data["tokens"],
                 "cap": data["cap_tokens"],
-                "candidates": data["candidates"],
+                "candidates": [c for c in data["candidates"] if c.get("scope") != "user"],
                 "agent_reads": text,
                 "chart": Markup(tiers_svg(weeks)),
                 "counts": weeks[-1].counts if weeks else {},
@@ -247,15 +258,22 @@ class Pages:
         def work(runtime: Runtime) -> dict[str, Any]:
             if not query:
                 return {"q": "", "hits": []}
-            memory, now = runtime.memory, runtime.clock()
-            ranked = memory.rank(query, limit, [Tier.WARM, Tier.COLD])
-            data = shape.recall_data(Packed(hits=ranked))["memories"]
-            heat = browse.heats(memory, [h.record for h in ranked], now)
-            hits = [
-                {**hit, "kind": h.record.kind.value, "heat": heat[h.record.id], "extra": _extra(hit)}
-                for hit, h in zip(data, ranked, strict=True)
-            ]
-            return {"q": query, "hits": hits, "moved": _last_moves(runtime, [h.record.id for h in ranked])}
+            scoped, now = runtime.scoped, runtime.clock()
+            found = scoped.rank(query, limit, [Tier.WARM, Tier.COLD])
+            hits: list[dict[str, Any]] = []
+            moved: dict[str, str] = {}
+            for scope, memory in scoped.scopes():
+                ranked = [hit.ranked for hit in found if hit.scope is scope]
+                heat = browse.heats(memory, [h.record for h in ranked], now)
+                data = shape.recall_data(Packed(hits=ranked))["memories"]
+                for hit, h in zip(data, ranked, strict=True):
+                    extra = {"kind": h.record.kind.value, "heat": heat[h.record.id], "scope": scope.value}
+                    hits.append({**hit, **extra, "extra": _extra(hit)})
+                moved |= _last_moves(memory, [h.record.id for h in ranked])
+            order = {hit.ranked.record.id: i for i, hit in enumerate(found)}
+            hits.sort(key=lambda hit: order[hit["id"]])
+            user_ns = runtime.user.namespace if runtime.user is not None else None
+            return {"q": query, "hits": hits, "moved": moved, "user_ns": user_ns}
 
         return await self._page(request, "search", work)
 
@@ -276,7 +294,7 @@ class Pages:
                 "total": page.total,
                 "before": before,
                 "next": None if page.next_before is None else iso(page.next_before),
-                "moved": _last_moves(runtime, ids),
+                "moved": _last_moves(runtime.memory, ids),
             }
 
         return await self._page(request, "browse", work)
@@ -297,7 +315,11 @@ class Pages:
         return await self._page(request, "log", work)
 
     async def transfer(self, request: Request) -> Response:
-        return await self._page(request, "transfer", lambda runtime: {"formats": FORMATS})
+        def work(runtime: Runtime) -> dict[str, Any]:
+            reads = runtime.scoped.user is not None and runtime.user is not None
+            return {"formats": FORMATS, "user_ns": runtime.user.namespace if reads and runtime.user else None}
+
+        return await self._page(request, "transfer", work)
 
     async def export(self, request: Request) -> Response:
         opened = await self._open(request)
@@ -365,11 +387,13 @@ class Pages:
                 path = Path(folder) / Path(upload.filename).name
                 upload.file.seek(0)
                 path.write_bytes(upload.file.read())
-                report = import_file(runtime.memory, path, runtime.clock(), fmt)
-            return (
-                f"imported {report.read} memories from {upload.filename} ({report.format}): {report.added} new, "
-                f"{report.duplicates} already stored, {report.profile_set} profile entries"
+                reports = scoped_transfer.import_file(runtime.scoped, path, runtime.clock(), fmt)
+            return "; ".join(
+                f"imported {report.read} memories from {upload.filename} ({report.format})"
+                + (" into the user scope" if where is MemoryScope.USER else "")
+                + f": {report.added} new, {report.duplicates} already stored, {report.profile_set} profile entries"
                 + ("" if report.complete else "; the file ends early: import the whole file again to finish")
+                for where, report in reports
             )
 
         return await self._change(request, work, form)
@@ -383,7 +407,7 @@ _SECURITY_HEADERS = {
     "Referrer-Policy": "same-origin",  # "no-referrer" would make the browser send `Origin: null` with forms
     "Cache-Control": "no-store",
 }
-_KNOWN = {"id", "tier", "content", "score", "occurred_at", "tags", "metadata", "source", "kind", "heat"}
+_KNOWN = {"id", "tier", "content", "score", "occurred_at", "tags", "metadata", "source", "kind", "heat", "scope"}
 
 
 def _extra(hit: dict[str, Any]) -> dict[str, Any]:
@@ -394,11 +418,11 @@ def _extra(hit: dict[str, Any]) -> dict[str, Any]:
     return extra
 
 
-def _last_moves(runtime: Runtime, ids: list[str]) -> dict[str, str]:
+def _last_moves(memory: Memory, ids: list[str]) -> dict[str, str]:
     """The latest logged move of each record, as a person reads it: `warm → cold (reason)`."""
     out: dict[str, str] = {}
     for rid in ids:
-        mine = [m for m in runtime.memory.moves(rid, 20) if m.rid == rid]
+        mine = [m for m in memory.moves(rid, 20) if m.rid == rid]
         if mine:
             out[rid] = (
                 f"{mine[0].src} → {mine[0].dst} on {_when(mine[0].at)[:10]} ({reason(mine[0].rule, mine[0].dst)})"

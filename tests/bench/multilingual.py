@@ -23,7 +23,8 @@ Per half, in a fresh store in a temporary folder, through the real product (`tie
 in the order of their dates (facts over the last five months, notes over the last seven); then every question
 through `Memory.recall`, once at limit 10 (ranked first, within the first three) and once at `max_tokens=256`
 (limit 50, as the recall tool with a budget; the answer's memory among what is returned, the budget checked on
-`packed.text` at 4 characters a token, as tests/bench/locomo.py checks it).
+`packed.text` by its own count, `Packed.tokens`: 4 characters a token in Latin script, more in others, see
+tiers/text/measure.py).
 
     PYTHONPATH=. .venv/bin/python -m tests.bench.multilingual --half both
     PYTHONPATH=. .venv/bin/python -m tests.bench.multilingual --half both --model multilingual
@@ -1519,8 +1520,7 @@ def diagnostics(score: Score) -> list[str]:
         sizes.append(f"{lang} {t.chars / t.n:.0f}" if t.n else f"{lang} -")
     return [
         f"- facts `remember` classified as a durable kind (kept warm, offered to the profile): {kept}",
-        f"- characters of recall's text at {BUDGET} tokens (counted at 4 characters a token), mean per question: "
-        + ", ".join(sizes),
+        f"- characters of recall's text at {BUDGET} tokens (counted by script), mean per question: " + ", ".join(sizes),
     ]
 
 

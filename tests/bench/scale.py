@@ -10,7 +10,8 @@ project's own `Memory` and the real model embedding every query: recall p50/p99 
 `max_tokens` 1024), recall right after one `remember`, a numpy exact scan and LanceDB's own search over
 the same vectors, the warm rows scored by meaning against all of them, a real `memtiers serve` over
 stdio (time to first answer and first recall, resident memory), and `memtiers sweep` in a subprocess.
-Then one bulk import through `remember` against the model's own rate on the same texts.
+Then one bulk import through a stdio server's `remember` against the model's own rate on the same texts, and
+that server's resident memory against a restarted one's on the same store.
 Not a test: run it by hand; progress goes to stderr.
 """
 
@@ -27,7 +28,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -394,21 +396,61 @@ def run_size(inputs: Inputs, size: int) -> Figures:
 
 
 def measure_import(inputs: Inputs, count: int) -> dict[str, float]:
-    """`remember` in batches of 1,000 new texts against the model alone on the same batches, interleaved."""
+    """`remember` in batches of 1,000 new texts through a `memtiers serve` over stdio, against the model alone on
+    the same batches in this process, interleaved; then the server's resident memory, and a restarted
+    server's after two recalls (what the import left behind that a restart would not hold)."""
     texts = synthetic.texts(inputs.args.seed + 3, count, exclude=frozenset(m.text for m in inputs.pool))
-    model = stored = 0.0
     with tempfile.TemporaryDirectory(prefix="memtiers-import-") as tmp:
-        memory = Memory(Path(tmp) / "ns", inputs.embedder)
-        try:
-            for start in range(0, count, 1_000):
-                batch = texts[start : start + 1_000]
-                model += sum(timed_each(inputs.embedder.embed, [batch]))
-                items = [MemoryIn(content=t) for t in batch]
-                stored += sum(timed_each(lambda i: memory.remember(i, inputs.now), [items]))
-                log(f"  imported {start + len(batch):,} of {count:,}")
-        finally:
-            memory.close()
-    return {"count": count, "model_rate": count / model, "import_rate": count / stored, "share": model / stored}
+        home = Path(tmp)
+        prepare_model_cache(home, Figures(count))
+        return anyio.run(_import, inputs, texts, home)
+
+
+async def _import(inputs: Inputs, texts: list[str], home: Path) -> dict[str, float]:
+    model = stored = 0.0
+    async with _server(home) as (client, pid):
+        for start in range(0, len(texts), 1_000):
+            batch = texts[start : start + 1_000]
+            model += timed(lambda b=batch: inputs.embedder.embed(b))  # type: ignore[misc]
+            began = time.perf_counter()
+            result = await client.call_tool("remember", {"memories": [{"content": text} for text in batch]})
+            stored += time.perf_counter() - began
+            assert not result.is_error, result
+            if (start // 1_000) % 10 == 9:
+                log(f"  imported {start + len(batch):,} of {len(texts):,}")
+        await _two_recalls(client, inputs)
+        imported = _status(pid)
+    async with _server(home) as (client, pid):
+        await _two_recalls(client, inputs)
+        restarted = _status(pid)
+    count = len(texts)
+    return {
+        "count": count,
+        "model_rate": count / model,
+        "import_rate": count / stored,
+        "share": model / stored,
+        "imported_rss_mb": imported["VmRSS"],
+        "imported_hwm_mb": imported["VmHWM"],
+        "restarted_rss_mb": restarted["VmRSS"],
+        "rss_ratio": imported["VmRSS"] / restarted["VmRSS"],
+    }
+
+
+@asynccontextmanager
+async def _server(home: Path) -> AsyncIterator[tuple[Client, int]]:
+    """A `memtiers serve` over stdio on `home`, and its process id."""
+    params = StdioServerParameters(command=str(MEMTIERS), args=["serve"], env=server_env(home))
+    before = _children()
+    with open(home / "server-stderr.log", "a") as errlog, anyio.fail_after(7_200):
+        async with Client(stdio_client(params, errlog=errlog)) as client:
+            (pid,) = _children() - before
+            yield client, pid
+
+
+async def _two_recalls(client: Client, inputs: Inputs) -> None:
+    for query in inputs.queries[:2]:
+        result = await client.call_tool("recall", {"query": query, "max_tokens": MAX_TOKENS})
+        assert not result.is_error, result
 
 
 # the report
@@ -522,12 +564,15 @@ def report(args: argparse.Namespace, results: list[Figures], imported: dict[str,
     ]
     if imported:
         verdict = "✓" if imported["share"] >= 0.9 else "✗"
+        kept = "✓" if imported["rss_ratio"] <= 1.2 else "✗"
         lines += [
             "",
-            f"Bulk import: {int(imported['count']):,} new texts through `Memory.remember` in batches of 1,000: "
-            f"{imported['import_rate']:.0f} memories/s against the model alone on the same batches "
-            f"{imported['model_rate']:.0f} texts/s: {imported['share']:.0%} of the model's rate "
-            f"(goal ≥90 % at 100k) {verdict}.",
+            f"Bulk import: {int(imported['count']):,} new texts through a `memtiers serve` over stdio, `remember` "
+            f"in batches of 1,000: {imported['import_rate']:.0f} memories/s against the model alone on the same "
+            f"batches {imported['model_rate']:.0f} texts/s: {imported['share']:.0%} of the model's rate "
+            f"(goal ≥90 % at 100k) {verdict}. The server then held {imported['imported_rss_mb']:.0f} MB (peak "
+            f"{imported['imported_hwm_mb']:.0f}), and a restarted server on the same store after two recalls "
+            f"{imported['restarted_rss_mb']:.0f} MB: {imported['rss_ratio']:.2f}× (goal ≤1.2× at 100k) {kept}.",
         ]
     return "\n".join(lines) + "\n"
 

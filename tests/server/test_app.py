@@ -45,7 +45,10 @@ async def test_the_profile_resource_reads_key_value_lines(client: Client) -> Non
     [after] = filled.contents
     assert isinstance(before, TextResourceContents) and isinstance(after, TextResourceContents)
     assert before.text == "(the profile is empty)"
-    assert after.text == "name: Ana\nproject: memtiers"
+    assert (
+        after.text
+        == "user scope (shared by every project):\nname: Ana\nproject scope (namespace default):\nproject: memtiers"
+    )
 
 
 async def test_a_listening_modern_client_is_told_when_the_profile_changes(client: Client) -> None:

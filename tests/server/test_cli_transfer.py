@@ -65,9 +65,12 @@ def test_import_detects_another_tools_file_and_reports_what_it_stored(
 ) -> None:
     assert main(["import", str(SAMPLES / "memory.jsonl")]) == 0
 
-    out = capsys.readouterr().out
-    assert out.startswith(f"imported 11 memories from {SAMPLES / 'memory.jsonl'} (memory-server): 11 new")
-    assert count_rows(home / "namespaces" / "default") == 11
+    project, user = capsys.readouterr().out.splitlines()
+    assert project.startswith(f"imported 6 memories from {SAMPLES / 'memory.jsonl'} (memory-server): 6 new")
+    # what the file says of its user (allergy, dark mode, name, city, employer) goes to the user scope
+    assert user.startswith(f"imported 5 memories from {SAMPLES / 'memory.jsonl'} (memory-server) into the user scope")
+    assert count_rows(home / "namespaces" / "default") == 6
+    assert count_rows(home / "namespaces" / "user") == 5
 
 
 def test_import_of_a_markdown_folder_with_from_given(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -95,3 +98,30 @@ def test_an_import_of_a_file_without_its_end_line_says_it_may_be_cut_short(
     assert main(["import", str(backup)]) == 0
 
     assert "ends before its end line: it may be cut short" in capsys.readouterr().out
+
+
+def test_the_user_scope_exports_on_its_own_and_its_export_imports_back_into_the_user_scope(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["import", str(SAMPLES / "memory.jsonl")]) == 0
+    backup = tmp_path / "user.jsonl"
+    assert main(["export", "--scope", "user", "--out", str(backup)]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("MEMTIERS_HOME", str(tmp_path / "elsewhere"))
+
+    assert main(["import", str(backup)]) == 0
+
+    lines = [json.loads(line) for line in backup.read_text().splitlines()]
+    assert lines[0]["namespace"] == "user"
+    assert [line["type"] for line in lines[1:]].count("record") == 5
+    assert "into the user scope (user): 5 new" in capsys.readouterr().out
+    assert count_rows(tmp_path / "elsewhere" / "namespaces" / "user") == 5
+    assert count_rows(tmp_path / "elsewhere" / "namespaces" / "default") == 0
+
+
+def test_import_with_a_scope_puts_the_whole_file_there(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["import", str(SAMPLES / "memory.jsonl"), "--scope", "project"]) == 0
+
+    assert "(memory-server): 11 new" in capsys.readouterr().out
+    assert count_rows(home / "namespaces" / "default") == 11
+    assert count_rows(home / "namespaces" / "user") == 0

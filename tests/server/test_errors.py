@@ -131,7 +131,9 @@ async def test_recall_with_an_unparseable_time_names_the_field(client: Client, s
 async def test_an_unknown_id_is_not_found(client: Client, settings: Settings, tool: str) -> None:
     error = await refused(client, settings, tool, {"id": UNKNOWN_ID})
 
-    assert error.endswith(f"not found: no memory {UNKNOWN_ID!r} in this namespace (it may have been forgotten)")
+    assert error.endswith(
+        f"not found: no memory {UNKNOWN_ID!r} in this project or the user scope (it may have been forgotten)"
+    )
 
 
 @pytest.mark.parametrize("tool", ["promote", "forget"])
@@ -163,7 +165,8 @@ async def test_a_profile_set_past_its_cap_is_refused_listing_what_could_be_demot
         error = await refused(client, settings, "profile", {"set": {"project": "a rather long project description"}})
         profile = await client.call_tool("profile", {})
 
-    assert "profile full: the hot profile would use 17 tokens" in error
+    # name and city are the person's: in the user profile, which the project's is read beside, under one cap
+    assert "profile full: the hot profile would use 17 tokens (6 of them the user profile's" in error
     assert "over its cap of 12" in error
     assert "unset or demote entries first (candidates: city, name)" in error
     assert profile.structured_content is not None
@@ -188,7 +191,8 @@ async def test_a_corrupt_profile_file_is_named_and_left_byte_identical(tmp_path:
             await refused(client, settings, "profile", {}),
             await refused(client, settings, "profile", {"set": {"name": "Bea"}}),
             await refused(client, settings, "remember", {"content": "Bea", "key": "name"}),
-            await refused(client, settings, "remember", {"content": "My name is Bea Santos"}),
+            # said of the person it would go to the user scope's profile: kept in this one's, whose file is corrupt
+            await refused(client, settings, "remember", {"content": "My name is Bea Santos", "scope": "project"}),
         ]
         with pytest.raises(MCPError) as resource_error:
             await client.read_resource("memory://profile")

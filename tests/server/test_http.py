@@ -93,14 +93,18 @@ async def test_remember_recall_profile_promote_forget_over_http_with_the_token(s
 
     assert item["tier"] == "warm"
     assert [m["id"] for m in found["memories"]] == [item["id"]]
-    assert diet["stored"][0]["tier"] == "hot"
+    assert (diet["stored"][0]["tier"], diet["stored"][0]["scope"]) == ("hot", "user")  # about the person
     [contents] = resource.contents
-    assert isinstance(contents, TextResourceContents) and contents.text == "diet: Vegetarian since 2019"
+    assert isinstance(contents, TextResourceContents)
+    assert contents.text == (
+        "user scope (shared by every project):\ndiet: Vegetarian since 2019\nproject scope (namespace flows):\n(empty)"
+    )
     assert (promoted["outcome"], promoted["key"]) == ("promoted", "staging_port")
     assert profile["entries"]["staging_port"]["sources"] == [item["id"]]
     assert forgotten["orphaned_profile_keys"] == ["staging_port"]
     assert item["id"] not in [m["id"] for m in after["memories"]]
-    assert count_rows(served.folder("flows")) == 1  # the diet memory; the forgotten one is gone
+    assert count_rows(served.folder("flows")) == 0  # the forgotten one is gone
+    assert count_rows(served.folder("user")) >= 1  # the diet memory, in the user scope every namespace reads
 
 
 async def test_a_legacy_client_lists_the_tools_and_the_prompt_over_http(served: Running) -> None:
@@ -113,7 +117,7 @@ async def test_a_legacy_client_lists_the_tools_and_the_prompt_over_http(served: 
     assert sorted(t.name for t in tools.tools) == ["forget", "profile", "promote", "recall", "remember"]
     assert [p.name for p in prompts.prompts] == ["memory-protocol"]
     assert "recall" in rendered.messages[0].content.text  # type: ignore[union-attr]
-    assert "(the profile is empty)" in text(empty)
+    assert "project scope (namespace legacy):\n(empty)" in text(empty) or "(the profile is empty)" in text(empty)
 
 
 async def test_namespaces_in_the_path_keep_their_memories_apart(served: Running) -> None:
@@ -122,8 +126,8 @@ async def test_namespaces_in_the_path_keep_their_memories_apart(served: Running)
         in_a = await call(a, "recall", query="when does Falcon ship?")
         in_b = await call(b, "recall", query="when does Falcon ship?")
 
-    assert len(in_a["memories"]) == 1
-    assert in_b["memories"] == []
+    assert [m["content"] for m in in_a["memories"] if m["scope"] == "project"] == ["Project Falcon ships in March"]
+    assert [m for m in in_b["memories"] if m["scope"] == "project"] == []
     assert (count_rows(served.folder("apart-a")), count_rows(served.folder("apart-b"))) == (1, 0)
 
 
@@ -147,7 +151,7 @@ async def test_a_namespace_that_cannot_open_answers_503_and_the_others_keep_work
 
     assert broken.status_code == 503
     assert "namespace 'broken' is unavailable" in broken.text
-    assert fine["entries"] == {}
+    assert [key for key, e in fine["entries"].items() if e["scope"] == "project"] == []
 
 
 # refusals
@@ -279,7 +283,8 @@ async def test_a_bounded_fuzz_of_bad_requests_serves_no_unauthenticated_call(ser
     assert not served.folder("victim").exists()
     assert count_rows(served.folder("default")) == 0
     async with http_client(f"{served.url}/mcp", FULL) as client:  # and the server still answers
-        assert (await call(client, "profile"))["entries"] == {}
+        entries = (await call(client, "profile"))["entries"]
+    assert [key for key, e in entries.items() if e["scope"] == "project"] == []
 
 
 RAW_REQUESTS = [
@@ -332,7 +337,10 @@ def test_the_inspector_cli_calls_tools_and_renders_the_prompt_over_http(served: 
     for done in (remembered, profile, prompts, prompt):
         assert done.returncode == 0, f"exit {done.returncode}\nstdout: {done.stdout}\nstderr: {done.stderr}"
     assert json.loads(remembered.stdout)["result"]["structuredContent"]["stored"][0]["tier"] == "hot"
-    assert json.loads(profile.stdout)["result"]["contents"][0]["text"] == "diet: vegetarian"
+    assert (
+        "\ndiet: vegetarian\nproject scope (namespace inspector):"
+        in json.loads(profile.stdout)["result"]["contents"][0]["text"]
+    )
     assert [p["name"] for p in json.loads(prompts.stdout)["result"]["prompts"]] == ["memory-protocol"]
     assert "recall" in json.loads(prompt.stdout)["result"]["messages"][0]["content"]["text"]
     assert refused.returncode != 0

@@ -65,7 +65,9 @@ def test_the_inspector_lists_calls_and_reads_through_the_cli(tmp_path: Path) -> 
     [stored] = remembered["structuredContent"]["stored"]
     assert (stored["tier"], stored["profile_key"]) == ("hot", "diet")
     assert "diet=vegetarian" in recalled["content"][0]["text"]
-    assert profile["contents"][0]["text"] == "diet: vegetarian"
+    assert profile["contents"][0]["text"] == (
+        "user scope (shared by every project):\ndiet: vegetarian\nproject scope (namespace default):\n(empty)"
+    )
     assert not (tmp_path / "inspector" / "home" / ".mcp-inspector").exists()
 
 

@@ -44,7 +44,8 @@ async def test_the_timer_demotes_a_stale_record_and_recall_still_finds_it_in_col
         clock.advance(days=60)  # past the ~46 days an unused note stays warm
         # The move copies to cold, deletes from warm, then logs itself: until then recall may find it in warm.
         await wait_until(lambda: ("warm", "cold") in _logged_moves(settings.folder / "ledger.sqlite", rid))
-        assert count_rows(settings.folder, "cold") == 1 == count_rows(settings.folder, "warm")
+        assert count_rows(settings.folder, "cold") == 1 and count_rows(settings.folder, "warm") == 0
+        assert count_rows(settings.for_namespace("user").folder, "warm") == 1  # the allergy: the person's, kept warm
 
         found = await client.call_tool("recall", {"query": "hackathon team name"})
         warm = await client.call_tool("recall", {"query": "allergies", "tiers": ["warm"]})

@@ -105,6 +105,7 @@ async def test_remember_with_a_kind_marks_durable_kinds_protected(client: Client
         "tier": "warm",
         "kind": "preference",
         "protected": True,
+        "scope": "project",  # a preference said of no one: this project's
     }
     assert passing["stored"][0]["kind"] == "task"
     assert passing["stored"][0]["protected"] is False
@@ -151,8 +152,10 @@ async def test_remember_a_batch_stores_each_memory_with_its_own_fields(client: C
     assert len(items) == 5
     assert len({i["id"] for i in items}) == 5
     assert [i["tier"] for i in items] == ["warm", "warm", "warm", "warm", "hot"]
+    assert [i["scope"] for i in items] == ["project", "project", "project", "project", "user"]  # the person's timezone
     assert items[2]["kind"] == "event"
-    assert count_rows(settings.folder) == 5
+    assert count_rows(settings.folder) == 4
+    assert count_rows(settings.for_namespace("user").folder) == 1
     found = await call(client, "recall", query="payments service language", tags=["people"])
     assert [m["content"] for m in found["memories"]] == ["Ana leads the payments team"]
 
@@ -305,7 +308,10 @@ async def test_profile_pin_and_unpin_mark_the_entry(client: Client) -> None:
 async def test_profile_text_shows_the_entries_and_the_token_count(client: Client) -> None:
     result = await client.call_tool("profile", {"set": {"name": "Ana", "project": "memtiers"}})
 
-    assert text(result) == "name: Ana\nproject: memtiers\n(7/1000 tokens)"  # 27 characters, 4 a token
+    assert text(result) == (
+        "user scope (shared by every project):\nname: Ana\nproject scope (namespace default):\nproject: memtiers\n"
+        "(8/1000 tokens)"  # each profile's lines at 4 characters a token, rounded up: 9 and 17 characters
+    )
 
 
 # promote
@@ -417,10 +423,10 @@ async def test_every_tool_keeps_its_parameter_names(client: Client) -> None:
     assert parameters == {
         "remember": [
             "content", "tags", "metadata", "source", "occurred_at", "forget_after", "kind", "key", "supersedes",
-            "memories",
+            "memories", "scope",
         ],
         "recall": ["query", "limit", "max_tokens", "tiers", "tags", "since", "until", "thorough"],
-        "profile": ["set", "unset", "pin", "unpin", "dismiss"],  # supersedes and dismiss: added for updates
+        "profile": ["set", "unset", "pin", "unpin", "dismiss", "scope"],  # dismiss: for updates; scope: issue 35
         "promote": ["id", "to", "key"],
         "forget": ["id"],
     }  # fmt: skip

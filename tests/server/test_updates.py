@@ -79,6 +79,35 @@ async def test_recall_puts_the_later_word_first_and_marks_the_earlier_one(settin
             assert hits[old]["superseded_by"] is None  # marked, never superseded by the guess alone
 
 
+async def test_the_later_word_is_the_update_that_says_it_changed_not_a_note_close_in_meaning(
+    settings: Settings,
+) -> None:
+    """A later note about the same person and service ("reviewed the billing dashboards") is close to the older
+    fact in meaning; the update that says what changed is its later word, above it and in its mark, and the note
+    and another service's fact in the same words are left as they rank."""
+    async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
+        ids = []
+        for content, at in (
+            ("The billing service's on-call lead is Priya.", "2026-01-10T09:00:00Z"),
+            ("The search service's on-call lead is Omar.", "2026-02-10T09:00:00Z"),
+            ("Lunch with Priya at the Thai place near the office.", "2026-03-01T12:00:00Z"),
+            ("Priya reviewed the billing service dashboards with me.", "2026-04-01T12:00:00Z"),
+            ("Priya went on parental leave; the billing on-call is led by Marek now.", "2026-06-20T09:00:00Z"),
+        ):
+            [stored] = (await call(client, "remember", content=content, occurred_at=at))["stored"]
+            ids.append(stored["id"])
+        old, sibling, _, note, update = ids
+        question = "Who leads the billing on-call?"
+
+        [first] = (await call(client, "recall", query=question, limit=1))["memories"]
+        assert first["id"] == update
+        found = (await call(client, "recall", query=question, limit=10))["memories"]
+        hits = {m["id"]: m for m in found}
+        assert found[0]["id"] == update
+        assert hits[old]["later"]["id"] == update
+        assert "later" not in hits[note] and "later" not in hits[sibling]
+
+
 async def test_a_question_about_the_past_still_finds_the_older_memory(settings: Settings) -> None:
     async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
         ids = await store_story(client)
@@ -113,6 +142,25 @@ async def test_remember_names_the_earlier_memory_an_update_may_replace_and_nothi
         assert "supersedes" in text(moved)
 
 
+async def test_remember_names_the_earlier_memory_when_the_change_is_said_as_the_move(settings: Settings) -> None:
+    """ "Settled in ... after the move" says that something changed as "moved" does: the earlier memory is named."""
+    async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
+        [office] = (
+            await call(
+                client,
+                "remember",
+                content="The design team works from the Hamburg office.",
+                occurred_at="2026-01-10T09:00:00Z",
+            )
+        )["stored"]
+        [note] = (await call(client, "remember", content="Booked a dentist appointment for Thursday"))["stored"]
+        assert "may_update" not in note
+        [moved] = (
+            await call(client, "remember", content="The design team has settled in the Lisbon office after the move.")
+        )["stored"]
+        assert [e["id"] for e in moved["may_update"]] == [office["id"]]
+
+
 async def test_an_update_the_agent_confirms_links_both_ways_and_ranks_the_earlier_as_history(
     settings: Settings,
 ) -> None:
@@ -143,7 +191,7 @@ async def test_supersedes_naming_no_stored_memory_is_refused_and_stores_nothing(
         assert "0123456789ab" in text(refused) and "nothing was stored" in text(refused)
         malformed = await client.call_tool("remember", {"content": "I live in Lisbon now", "supersedes": ["Berlin"]})
         assert malformed.is_error and "supersedes" in text(malformed)
-    assert count_rows(settings.folder) == 1
+    assert count_rows(settings.for_namespace("user").folder) == 1  # where the person lives: in the user scope
 
 
 async def resource_text(client: Client) -> str:
@@ -198,7 +246,8 @@ async def test_a_confirmed_update_is_undone_and_the_earlier_memory_is_current_ag
         ids = await store_story(client)
         old, new = ids["Where do I live?"]
         await call(client, "remember", content="I moved to Lisbon last week; I live in Lisbon now", supersedes=[old])
-    memory = Memory(settings.folder, embedder, settings.memory)  # the page's undo runs this
+    user = settings.for_namespace("user")  # where the person lives is theirs, in the user scope
+    memory = Memory(user.folder, embedder, user.memory)  # the page's undo runs this
     try:
         assert memory.get(old).superseded_by == new
         undone = memory.undo(old, memory.get(old).created_at)

@@ -92,8 +92,8 @@ def test_a_person_logs_in_with_the_token_and_sees_the_profile_the_agent_carries(
     assert first.status == 401  # the login form, asked for before anything is shown
     assert page.url == served.url + "/ns/default"
     assert page.locator("h1").inner_text() == "default: the hot profile"
-    assert page.locator("input[aria-label='value of name']").input_value() == "Ada"
-    assert "name: Ada" in page.locator("pre.agent").inner_text()
+    assert page.locator("table.user-scope tr[data-key='name']").inner_text().split("\t")[:2] == ["name", "Ada"]
+    assert "user scope (shared by every project):\nname: Ada" in page.locator("pre.agent").inner_text()
     assert page.locator("svg.chart").count() == 1
     assert "names no namespace" in page.locator(".scope").inner_text()  # no MEMTIERS_NAMESPACE: roots may rescope
     cookie = next(c for c in page.context.cookies() if c["name"] == "memtiers_session")
@@ -199,6 +199,48 @@ def test_an_export_downloads_and_uploads_back_without_duplicates(served: Served,
 
     said = page.locator(".said").inner_text()
     assert f"imported {lines[-1]['records']} memories" in said and "0 new" in said
+
+
+def test_the_user_scope_has_its_own_page_where_an_entry_edited_is_what_every_project_reads(
+    served: Served, page: Any
+) -> None:
+    log_in(page, served.url)
+    page.goto(served.url + "/ns/default")
+    page.click("a:has-text('user'):near(h2:has-text('The user scope'))")
+    assert page.url == served.url + "/ns/user"
+    assert "every namespace" in page.locator(".scope").inner_text()
+    page.fill("input[aria-label='value of name']", "Ada Lovelace")
+    with page.expect_navigation():
+        page.locator("tr:has(input[aria-label='value of name']) button:has-text('Save')").click()
+
+    agent_reads = profile_resource(served)
+    assert agent_reads.startswith("user scope (shared by every project):\n")
+    assert "\nname: Ada Lovelace\nproject scope (namespace default):" in agent_reads
+    page.goto(served.url + "/ns/default")
+    assert "Ada Lovelace" in page.locator("table.user-scope").inner_text()
+
+
+def test_a_fact_about_the_person_found_on_a_project_page_is_marked_user_and_forgotten_there(
+    served: Served, page: Any
+) -> None:
+    async def remember(client: Client) -> str:
+        stored = await call(client, "remember", content="My dentist is Dr. Silva in Alfama")
+        return str(stored["stored"][0]["id"])
+
+    dentist = mcp(served.url, TOKEN, remember)
+    assert dentist in recalled_ids(served, "who is my dentist?")
+    log_in(page, served.url)
+    page.goto(served.url + "/ns/default/search?q=who is my dentist")
+    row = page.locator(f"tr[data-id='{dentist}']")
+    assert row.get_attribute("data-scope") == "user"
+    assert row.locator("form").first.get_attribute("action") == "/ns/user/record"
+    page.once("dialog", lambda dialog: dialog.accept())
+    with page.expect_navigation():
+        row.locator("button:has-text('Forget')").click()
+
+    assert page.url.startswith(served.url + "/ns/default/search")  # back where the person was
+    assert f"{dentist} forgotten" in page.locator(".said").inner_text()
+    assert dentist not in recalled_ids(served, "who is my dentist?")
 
 
 # refusals

@@ -20,7 +20,9 @@ import pytest
 
 from tests.helpers import T0, count_rows
 from tiers.errors import CorruptFile, MemtiersError, ModelMismatch, StorageError
-from tiers.index.store import SCHEMA_VERSION, ColdScope, Store, _table, new_row
+from tiers.index.columns import rows_table as _table
+from tiers.index.rows import new_row
+from tiers.index.store import SCHEMA_VERSION, ColdScope, Store
 from tiers.index.warm import Row
 from tiers.memory import Memory
 from tiers.model.embedder import FastEmbedder
@@ -65,7 +67,7 @@ def test_store_json_is_written_whole_with_no_temporary_file_left(tmp_path: Path,
         "model": embedder.name,
         "dim": embedder.dim,
         "schema": SCHEMA_VERSION,
-        "pieces": True,  # a new store: every long memory has its pieces (tiers/namespace/backfill.py has nothing to do)
+        "pieces": 2,  # a new store: every long memory has its pieces (tiers/namespace/backfill.py has nothing to do)
     }
     assert [p.name for p in (tmp_path / "ns").iterdir() if p.name.endswith(".tmp")] == []
 

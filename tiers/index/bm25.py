@@ -33,7 +33,7 @@ def norms(lengths: np.ndarray, average: float) -> np.ndarray:
 def add(scores: np.ndarray, rows: np.ndarray, counts: np.ndarray, norm: np.ndarray, weight: float) -> None:
     """Add one term's BM25 contribution (its IDF `weight`) to the `rows` that hold it `counts` times, `norm`
     being those rows' `norms`. Each row once (a posting list): gathered and put back by np.take and np.put,
-    which do what `scores[rows] +=` does in 7.2 against 8.4 ms for six terms' ~250,000 postings."""
+    which do what `scores[rows] +=` does, faster."""
     np.put(scores, rows, np.take(scores, rows) + weight * counts * (K1 + 1.0) / (counts + norm))
 
 

@@ -16,77 +16,31 @@ no write, move or compaction rebuilds it.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from tiers.files import current_copy, new_copy, publish_copy
-from tiers.index import bm25, samples, signs
+from tiers.index import bm25, signs
+from tiers.index.fields import FIELDS, Fields
+from tiers.index.hits import Candidate, ColdHits, Found
+from tiers.index.ids import NONE, id_numbers, id_text
 from tiers.index.pieces import Pieces
-from tiers.records import Kind, Record, Tier, records_of
+from tiers.records import Kind, Record
 from tiers.storage.tables import PIECES
 from tiers.text.terms import DATE_TERM_PATTERN, length
 
+__all__ = ["COLUMNS", "Candidate", "ColdHits", "ColdIndex", "ColdScope", "Found", "id_numbers", "id_text"]
+
 LINKS = 2  # episode neighbours kept on each side
-# A record's fields kept beside the codes (its id and tier are the index's own), to return it without a read.
-FIELDS = [
-    "content", "kind", "protected", "tags", "metadata", "source", "occurred_at", "created_at",
-    "forget_after", "superseded_by", "superseded_at",
-]  # fmt: skip
 COLUMNS = ["id", *FIELDS, "before", "after", "terms", "vector", PIECES]  # what the index is filled from
-_SAVED = ["ids", "alive", "durable", "kind", "occurred_us", "bits", "codes", "scale", "before", "after", "lengths"]
-_MAPPED = {"bits", "codes", "_rows", "_counts"}  # read-only after a load: mapped from the file, not read whole
-_FIELD_BATCH = 262_144  # rows per batch of fields
-_COSINE_BLOCK = 512  # rows of int8 codes made float at a time for their cosines
-_NONE = np.uint64(2**64 - 1)  # no neighbour (ids are 48 bits)
-_NONE_INT = 2**64 - 1
+# Read-only after a load: a saved copy maps them from its file (tiers/index/saved.py), not read whole.
+MAPPED = {"bits", "codes", "_rows", "_counts"}
 _KINDS = [k.value for k in Kind]
-_HEX = np.full(256, 0, dtype=np.uint64)
-for _i, _c in enumerate(b"0123456789abcdef"):
-    _HEX[_c] = _i
-
-
-class Candidate(NamedTuple):
-    """A cold record a search found, with only what ranking needs; its full record is read if it ranks.
-
-    A tuple, not a frozen dataclass: a search makes some 400 of them, in about half the time (0.35 against 0.64 ms).
-    """
-
-    id: str
-    kind: str
-    durable: bool
-    before: tuple[str, ...]
-    after: tuple[str, ...]
-    cosine: float  # int8 cosine over the query's forms (0 when the row was not scored by meaning)
-    words: float  # BM25 over the stored terms (0 when none of the query's terms occurs)
-
-
-def id_numbers(ids: pa.Array | Sequence[str]) -> np.ndarray:
-    """12-hex-digit ids as 48-bit numbers, vectorised."""
-    array = pa.array(ids, pa.string()) if not isinstance(ids, pa.Array | pa.ChunkedArray) else ids
-    if isinstance(array, pa.ChunkedArray):
-        array = array.combine_chunks()
-    if not len(array):
-        return np.zeros(0, dtype=np.uint64)
-    raw = np.frombuffer(array.cast(pa.binary()).buffers()[2], dtype=np.uint8)
-    offsets = np.frombuffer(array.buffers()[1], dtype=np.int32)[array.offset : array.offset + len(array) + 1]
-    starts = offsets[:-1]
-    digits = raw[starts[:, None] + np.arange(12)]
-    out = np.zeros(len(array), dtype=np.uint64)
-    for column in range(12):
-        out = (out << np.uint64(4)) | _HEX[digits[:, column]]
-    return out
-
-
-def id_text(number: np.uint64 | int) -> str:
-    return f"{int(number):012x}"
 
 
 @dataclass(frozen=True)
@@ -133,10 +87,7 @@ class ColdIndex:
         self._rows = np.zeros(0, dtype=np.int32)
         self._counts = np.zeros(0, dtype=np.uint8)
         self._postings: dict[str, tuple[list[int], list[int]]] = {}
-        # FIELDS of every position in order, in batches (a mapped copy's, then added ones), and where each ends:
-        # taken from batch by batch, as Arrow's take over a chunked table first joins its chunks.
-        self._fields: list[pa.RecordBatch] = []
-        self._field_ends = np.zeros(0, dtype=np.int64)
+        self.kept_fields = Fields()  # each position's record fields, to return its record without a read
         self.mapped_from: Path | None = None  # the saved copy this index maps, if it does
         self.saved_seen = -1  # the change feed's position when the copy this index was opened from was read
 
@@ -229,22 +180,9 @@ class ColdIndex:
             side[start:end] = _links(table[column])
         if PIECES in table.column_names:
             self.pieces.add_column(table[PIECES], start)
-        self._keep_fields(table.select(FIELDS))
+        self.kept_fields.append(table.select(FIELDS))
         self.size = end
         self.live += n
-
-    def _keep_fields(self, table: pa.Table) -> None:
-        batches = [*self._fields, *table.combine_chunks().to_batches()]
-        small = len(batches)
-        while small and batches[small - 1].num_rows < _FIELD_BATCH:
-            small -= 1
-        if len(batches) - small > 64:  # many small additions: one batch for them all
-            batches[small:] = pa.Table.from_batches(batches[small:]).combine_chunks().to_batches()
-        self._set_fields(batches)
-
-    def _set_fields(self, batches: list[pa.RecordBatch]) -> None:
-        self._fields = batches
-        self._field_ends = np.cumsum([b.num_rows for b in batches], dtype=np.int64)
 
     def _grow(self, needed: int) -> None:
         capacity = len(self.alive)
@@ -270,8 +208,8 @@ class ColdIndex:
         self.bits = grown(self.bits, 0, axis=1)
         self.codes = grown(self.codes, 0)
         self.scale = grown(self.scale, 0.0)
-        self.before = grown(self.before, _NONE)
-        self.after = grown(self.after, _NONE)
+        self.before = grown(self.before, NONE)
+        self.after = grown(self.after, NONE)
         self.lengths = grown(self.lengths, 0.0)
 
     def remove(self, ids: Iterable[str]) -> None:
@@ -296,28 +234,20 @@ class ColdIndex:
         cost of holding the index in memory until the next full read saves a new copy.
         """
         if self.mapped_from is not None:
-            for name in _MAPPED:
+            for name in MAPPED:
                 setattr(self, name, np.array(getattr(self, name)))
             self.mapped_from = None
-        if not self._fields:
-            return
-        fields = self.fields()
-        dead = pa.array(~self.alive[: self.size])
-        content = pc.if_else(dead, pa.scalar(None, pa.string()), fields["content"])
-        metadata = pc.if_else(dead, pa.scalar(None, pa.string()), fields["metadata"])
-        fields = fields.set_column(fields.schema.get_field_index("content"), "content", content)
-        fields = fields.set_column(fields.schema.get_field_index("metadata"), "metadata", metadata)
-        self._set_fields(fields.combine_chunks().to_batches(max_chunksize=_FIELD_BATCH))
+        self.kept_fields.blank(~self.alive[: self.size])
 
     def fields(self) -> pa.Table:
         """FIELDS of every position, dead ones included."""
-        return pa.Table.from_batches(self._fields) if self._fields else pa.table({})
+        return self.kept_fields.table()
 
     def records(self, ids: Sequence[str], hints: Sequence[int] | None = None) -> list[Record]:
         """The live records among `ids`, in full, as this index last saw the table (no read).
 
         `hints`: where each id was when a search found it; taken when that position still holds it alive (a
-        lookup by id otherwise), which spares 50 lookups in a sorted million ids (0.5 ms).
+        lookup by id otherwise), which spares a search of the sorted ids for each of a recall's records.
         """
         if hints is None:
             hints = [-1] * len(ids)
@@ -326,19 +256,7 @@ class ColdIndex:
         if not found:
             return []
         positions = np.asarray([p for _, p in found], dtype=np.int64)
-        batch_of = np.searchsorted(self._field_ends, positions, side="right")
-        taken: list[pa.RecordBatch] = []
-        slots: list[int] = []
-        for b in np.unique(batch_of):  # a take per batch, then one pass making records from them all
-            at = np.flatnonzero(batch_of == b)
-            start = int(self._field_ends[b]) - self._fields[b].num_rows
-            taken.append(self._fields[b].take(pa.array(positions[at] - start)))
-            slots += at.tolist()
-        records = records_of(pa.Table.from_batches(taken), [found[i][0] for i in slots], Tier.COLD)
-        out: list[Record] = [records[0]] * len(found)
-        for slot, record in zip(slots, records, strict=True):
-            out[slot] = record
-        return out
+        return self.kept_fields.records([rid for rid, _ in found], positions)
 
     def _hinted(self, rid: str, hint: int) -> int:
         if 0 <= hint < self.size and self.alive[hint] and int(self.ids[hint]) == int(rid, 16):
@@ -372,74 +290,6 @@ class ColdIndex:
         out[~live] = -1
         return out
 
-    # saved copies: a restarted server maps the last full read instead of reading the table again
-
-    def save(self, folder: Path, stamp: dict[str, object]) -> bool:
-        """Write this index (freshly loaded: nothing added since) under `folder`, with `stamp` to check it by.
-
-        A copy is a directory of .npy and Arrow files (tiers/files.py: the newest one is read, older ones removed).
-        """
-        if self._postings or self._added:
-            return False
-        target = new_copy(folder)
-        n = self.size
-        for name in _SAVED:
-            array = getattr(self, name)
-            np.save(target / f"{name}.npy", array[:, :n] if name == "bits" else array[:n])
-        for name in ("_sorted", "_sorted_at", "_offsets", "_rows", "_counts"):
-            np.save(target / f"{name}.npy", getattr(self, name))
-        for name, array in self.pieces.arrays().items():
-            np.save(target / f"{name}.npy", array)
-        fields = self.fields().combine_chunks()  # batches of _FIELD_BATCH: a take reads one batch or a few
-        with pa.OSFile(str(target / "fields.arrow"), "wb") as sink, pa.ipc.new_file(sink, fields.schema) as writer:
-            writer.write_table(fields, max_chunksize=_FIELD_BATCH)
-        words = sorted(self._vocabulary, key=self._vocabulary.__getitem__)
-        meta = {
-            **stamp,
-            "dim": self.dim,
-            "size": n,
-            "live": self.live,
-            "length_sum": self._length_sum,
-        }
-        with pa.OSFile(str(target / "vocabulary.arrow"), "wb") as sink:
-            vocabulary = pa.table({"word": pa.array(words, pa.string())})
-            with pa.ipc.new_file(sink, vocabulary.schema) as writer:
-                writer.write_table(vocabulary)
-        (target / "meta.json").write_text(json.dumps(meta))
-        publish_copy(folder, target)
-        return True
-
-    @classmethod
-    def open_saved(cls, folder: Path, stamp: dict[str, object]) -> ColdIndex | None:
-        """The index saved under `folder` if its stamp matches, else None (nothing saved, another store, damage)."""
-        try:
-            opened = current_copy(folder, stamp)
-            if opened is None:
-                return None
-            target, meta = opened
-            index = cls(int(meta["dim"]))
-            for name in [*_SAVED, "_sorted", "_sorted_at", "_offsets", "_rows", "_counts"]:
-                array = np.load(target / f"{name}.npy", mmap_mode="r" if name in _MAPPED else None)
-                setattr(index, name, array.view(np.ndarray))  # still mapped, without np.memmap's cost per slice
-            index.size, index.live = int(meta["size"]), int(meta["live"])
-            index._length_sum = float(meta["length_sum"])
-            words = pa.ipc.open_file(pa.memory_map(str(target / "vocabulary.arrow"))).read_all()["word"]
-            index._vocabulary = {word: i for i, word in enumerate(words.to_pylist())}
-            index.saved_seen = int(meta["seen"])
-            pieces = {name: np.load(target / f"{name}.npy") for name in index.pieces.names()}
-            fields = pa.ipc.open_file(pa.memory_map(str(target / "fields.arrow"))).read_all()
-        except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
-            return None
-        if len(index.alive) != index.size or index.bits.shape != (index.words_per_code, index.size):
-            return None
-        if fields.num_rows != index.size or fields.schema.names != FIELDS:
-            return None
-        if not index.pieces.set_arrays(pieces, index.size):
-            return None
-        index._set_fields(fields.to_batches())
-        index.mapped_from = target
-        return index
-
     # search
 
     def search(
@@ -450,8 +300,7 @@ class ColdIndex:
         queries = np.atleast_2d(vectors).astype(np.float32)
         mask = self._mask(scope)
         # With no dead position and no filter every posting is in scope, so none is looked up in the mask:
-        # with that and the rows' length terms kept (bm25.Norms), the BM25 of the scale benchmark's queries
-        # (~200,000 postings each) over a 1,000,000-row store takes 6.8 against 8.8 ms (medians, alternating).
+        # a query's postings run to a fair share of a large tier's rows, and each lookup costs.
         in_scope = None if self.live == self.size and not scope.filtered else mask
         words, weight = self._bm25(terms, in_scope)
         hits = ColdHits(self, queries, words, weight, pieces)
@@ -480,25 +329,12 @@ class ColdIndex:
     def _mask(self, scope: ColdScope) -> np.ndarray:
         mask = self.alive[: self.size].copy()
         if scope.tags:
-            mask &= self._tagged(scope.tags)
+            mask &= self.kept_fields.tagged(scope.tags, self.size)
         if scope.since_us is not None:
             mask &= self.occurred_us[: self.size] >= scope.since_us
         if scope.until_us is not None:
             mask &= self.occurred_us[: self.size] <= scope.until_us
         return mask
-
-    def _tagged(self, tags: Sequence[str]) -> np.ndarray:
-        """Positions holding any of these tags, read from the fields' tag lists."""
-        out = np.zeros(self.size, dtype=bool)
-        wanted = pa.array(list(dict.fromkeys(tags)), pa.string())
-        start = 0
-        for batch in self._fields:
-            lists = batch.column("tags")
-            hit = pc.is_in(pc.list_flatten(lists), value_set=wanted)
-            rows = pc.list_parent_indices(lists).filter(hit).to_numpy(zero_copy_only=False)
-            out[start + rows.astype(np.int64)] = True
-            start += batch.num_rows
-        return out
 
     def _bm25(self, terms: Sequence[str], mask: np.ndarray | None) -> tuple[np.ndarray, float]:
         """BM25 of every row in scope (`mask`; None: every position, all of them live) by its statistics, and
@@ -536,164 +372,10 @@ class ColdIndex:
         return np.concatenate(parts_rows), np.concatenate(parts_counts)
 
 
-class Found:
-    """Cold rows a search found, column by column, with only what ranking needs; a row's record is read if it ranks.
-
-    Columns, not an object per row: a search finds some 400 rows, and making a tuple and five hex ids for
-    each took 1.52 ms where this (with the first links' ids) takes 0.72 (400 rows of a 1M store, 300 times
-    each, alternating); the ids are made in one pass, the further links' ids only where asked.
-    """
-
-    def __init__(self, index: ColdIndex, positions: np.ndarray, cosine: np.ndarray, words: np.ndarray) -> None:
-        self.positions = positions  # where each row is in `index`
-        self.ids = _hex(index.ids[positions])
-        self.kind = _KIND_TEXT[index.kind[positions]]
-        self.durable = index.durable[positions]
-        self.before = index.before[positions]  # (rows, LINKS) ids as numbers, nearest first; _NONE: no neighbour
-        self.after = index.after[positions]
-        self._index = index  # read for the rows' codes only when asked (vectors): most recalls never do
-        self.cosine = cosine.astype(np.float32)  # int8 cosine over the query's forms (0: not scored by meaning)
-        self.words = words.astype(np.float32)  # BM25 over the stored terms (0: none of the query's terms)
-        self._first: tuple[list[str | None], list[str | None]] | None = None
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def take(self, rows: np.ndarray) -> Found:
-        """These rows (positions in this Found), in this order."""
-        out = object.__new__(Found)
-        out.ids = [self.ids[row] for row in rows.tolist()]
-        out._first = None
-        out._index = self._index
-        for name in ("positions", "kind", "durable", "before", "after", "cosine", "words"):
-            setattr(out, name, getattr(self, name)[rows])
-        return out
-
-    def vectors(self) -> np.ndarray:
-        """The rows' vectors as their int8 codes give them (unit length to within the codes' rounding)."""
-        index = self._index
-        return np.take(index.codes, self.positions, axis=0).astype(np.float32) * index.scale[self.positions][:, None]
-
-    def first_links(self) -> tuple[list[str | None], list[str | None]]:
-        """Each row's nearest neighbour before and after it, by id (None: it has none)."""
-        if self._first is None:
-            self._first = _hex_or_none(self.before[:, 0]), _hex_or_none(self.after[:, 0])
-        return self._first
-
-    def links(self, row: int, reach: int) -> list[str]:
-        """Ids of a row's neighbours up to `reach` on each side: before it, nearest first, then after it."""
-        # A few numbers: formatted one by one (numpy's pass costs ~20 us a call, ~40 calls a recall)
-        numbers = self.before[row, :reach].tolist() + self.after[row, :reach].tolist()
-        return [f"{number:012x}" for number in numbers if number != _NONE_INT]
-
-    def candidates(self) -> list[Candidate]:
-        """The rows as Candidates (for a reader that wants one object a row; a recall reads the columns)."""
-        before, after = ([tuple(_hex(links[links != _NONE])) for links in side] for side in (self.before, self.after))
-        columns = zip(self.ids, self.kind.tolist(), self.durable.tolist(), before, after, strict=True)
-        return [
-            Candidate(rid, kind, durable, b, a, float(c), float(w))
-            for (rid, kind, durable, b, a), c, w in zip(columns, self.cosine, self.words, strict=True)
-        ]
-
-
-class ColdHits:
-    """One search's rows found, and the means to score more rows (a hit's neighbours) the same way."""
-
-    def __init__(
-        self, index: ColdIndex, queries: np.ndarray, words: np.ndarray, weight: float, pieces: bool = True
-    ) -> None:
-        self.index = index
-        self.queries = queries
-        self.words = words
-        self.weight = weight  # the query's terms' weight among the cold rows, to put `words` on a shared scale
-        self.found = Found(index, np.zeros(0, dtype=np.int64), np.zeros(0, np.float32), np.zeros(0, np.float32))
-        # Even samples of the scores of every row in scope (by meaning) and of every row any term matches (by
-        # words), with how many rows each stands for: the medians ranking scales from, over the whole tier.
-        self.cosines = samples.Sample(np.zeros(0, dtype=np.float32), 0)
-        self.worded = samples.Sample(np.zeros(0, dtype=np.float32), 0)
-        # The long rows (those with pieces) and their best piece's cosine, which `cosine` takes where it is higher.
-        self.piece_owners, self._piece_best = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        if pieces:
-            self.piece_owners, self._piece_best = index.pieces.best(queries, index.alive[: index.size])
-
-    def spread(self, mask: np.ndarray, worded: np.ndarray) -> None:
-        """Sample the scores of the rows in scope (`mask`) and of the rows holding a term (`worded`)."""
-        inside = int(np.count_nonzero(mask))
-        rows = np.arange(0, len(mask), max(1, len(mask) // samples.MEDIAN_SAMPLE))
-        rows = rows[mask[rows]]
-        if len(rows) < samples.MEDIAN_SAMPLE // 4 < inside:  # a narrow scope: sample the rows in it
-            rows = samples.sample(np.flatnonzero(mask)).values
-        self.cosines = samples.Sample(self.cosine(rows), inside)
-        self.worded = samples.Sample(self.words[samples.sample(worded).values], len(worded))
-
-    @property
-    def candidates(self) -> list[Candidate]:
-        return self.found.candidates()
-
-    def cosine(self, positions: np.ndarray) -> np.ndarray:
-        """The int8 cosine of these rows to the query (its best form); a long row's, its best piece's where higher."""
-        index = self.index
-        if not len(positions):
-            return np.zeros(0, dtype=np.float32)
-        # np.take, not fancy indexing: 4,200 rows of int8 codes in 1.4 against 2.0-3.3 ms here
-        codes = np.take(index.codes, positions, axis=0)
-        # Made float a block at a time, each block multiplied while it is in cache, not all at once: the same
-        # rankings (values within float rounding); a recall 0.4-0.6 ms faster at 100,000 and 1,000,000 rows.
-        queries = np.ascontiguousarray(self.queries.T)
-        out = np.empty(len(positions), dtype=np.float32)
-        block = np.empty((min(_COSINE_BLOCK, len(positions)), codes.shape[1]), dtype=np.float32)
-        for low in range(0, len(positions), _COSINE_BLOCK):
-            n = min(_COSINE_BLOCK, len(positions) - low)
-            np.copyto(block[:n], codes[low : low + n], casting="unsafe")
-            np.max(block[:n] @ queries, axis=1, out=out[low : low + n])
-        out *= index.scale[positions]
-        if len(self.piece_owners):
-            at = np.minimum(np.searchsorted(self.piece_owners, positions), len(self.piece_owners) - 1)
-            long = self.piece_owners[at] == positions
-            out[long] = np.maximum(out[long], self._piece_best[at[long]])
-        return out
-
-    def add(self, positions: np.ndarray, cosine: np.ndarray) -> None:
-        self.found = Found(self.index, positions, cosine, self.words[positions])
-
-    def neighbours(self, rows: np.ndarray) -> Found:
-        """The rows just before and after these rows of `found` (positions in it) that it does not hold yet."""
-        found = self.found
-        numbers = np.concatenate([found.before[rows, 0], found.after[rows, 0]])
-        numbers = np.unique(numbers[numbers != _NONE])
-        positions = self.index.positions_of(numbers)
-        positions = np.setdiff1d(positions[positions >= 0], found.positions)
-        return Found(self.index, positions, self.cosine(positions), self.words[positions])
-
-    def lookup(self, ids: Sequence[str]) -> Found:
-        """The rows of these ids where they are live cold rows (a hit's neighbours, not found by the search)."""
-        positions = self.index.positions_of(id_numbers(list(ids))) if ids else np.zeros(0, dtype=np.int64)
-        positions = positions[positions >= 0]
-        return Found(self.index, positions, self.cosine(positions), self.words[positions])
-
-
-_KIND_TEXT = np.asarray(_KINDS)
-_DIGITS = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
-_NIBBLES = np.arange(44, -1, -4, dtype=np.uint64)  # the 12 hex digits of a 48-bit id, most significant first
-
-
-def _hex(numbers: np.ndarray) -> list[str]:
-    """48-bit numbers as 12-digit hex ids, in one numpy pass."""
-    digits = _DIGITS[(numbers.astype(np.uint64)[:, None] >> _NIBBLES) & np.uint64(15)]
-    return digits.view("S12").ravel().astype("U12").tolist()
-
-
-def _hex_or_none(numbers: np.ndarray) -> list[str | None]:
-    texts: list[str | None] = list(_hex(numbers))
-    for at in np.flatnonzero(numbers == _NONE).tolist():
-        texts[at] = None
-    return texts
-
-
 def _links(column: pa.ChunkedArray) -> np.ndarray:
-    """The first LINKS ids of each row's list of neighbour ids, as numbers (_NONE where there are fewer)."""
+    """The first LINKS ids of each row's list of neighbour ids, as numbers (NONE where there are fewer)."""
     lists = column.combine_chunks()
-    out = np.full((len(lists), LINKS), _NONE, dtype=np.uint64)
+    out = np.full((len(lists), LINKS), NONE, dtype=np.uint64)
     if not len(lists):
         return out
     lists = lists.fill_null(pa.scalar([], pa.list_(pa.string())))

@@ -93,7 +93,7 @@ class Pieces:
         of its pieces to the query's forms (rows of `queries`).
 
         Past signs.EXACT_UP_TO pieces only those their sign codes put nearest are scored, as the tiers' rows are:
-        scoring every piece reads all their vectors (50,000 pieces: 24 ms in float32, a busy machine).
+        scoring every piece would read all their vectors on every recall.
         """
         if not self.count:
             return _EMPTY, np.zeros(0, dtype=np.float32)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 EXACT_UP_TO = 20_000  # rows ranked by cosine without the codes' preselection
-PRESELECT = 4_000  # rows the codes keep per query form and scope (cold recall@50 0.98-0.99 measured)
+PRESELECT = 4_000  # rows the codes keep per query form and scope: enough for the scale bench's recall@50 goal
 BLOCK = 65_536  # rows per pass of the bit counts
 FIRST_KEEP = 8 * PRESELECT  # rows the first half of the codes keep for the whole codes to rank, past TWO_STAGES_FROM
 TWO_STAGES_FROM = 10 * FIRST_KEEP
@@ -53,15 +53,13 @@ def nearest(
 ) -> np.ndarray:
     """Positions (sorted) among the first `size` rows of `codes` (words, capacity) nearest any query form.
 
-    For each scope (a mask of `size` rows, or None for all of them: 0.8 ms less at 900,000 rows than an
-    all-true mask) and each form, the `keep` rows of that scope nearest that
-    form by Hamming distance (ties at the cut all kept). From TWO_STAGES_FROM rows, the first half of
-    each code picks FIRST_KEEP rows (the cut read from every SAMPLE_STEP-th row) and the whole code
-    ranks those: at 900,000 cold rows 8.6 against 13.4 ms, recall@50 against int8 cosine 0.996 against
-    0.995 (40 queries of the scale benchmark's 1M store). The counts are made block by block, so the
-    codes of a block stay in cache for every form and the counts never leave it. (Half the blocks
-    counted in a second thread was measured at 900,000 rows: 8.7 against 9.5 ms, so not kept: the
-    passes are too short to keep both threads off the interpreter lock.)
+    For each scope (a mask of `size` rows, or None for all of them, which spares applying an all-true mask)
+    and each form, the `keep` rows of that scope nearest that form by Hamming distance (ties at the cut all
+    kept). From TWO_STAGES_FROM rows, the first half of each code picks FIRST_KEEP rows (the cut read from
+    every SAMPLE_STEP-th row) and the whole code ranks those: a large tier is searched in well under the
+    time of a full count, finding the same rows. The counts are made block by block, so the codes of a
+    block stay in cache for every form and the counts never leave it. (Counting half the blocks in a
+    second thread gained nothing: the passes are too short to keep both threads off the interpreter lock.)
     """
     forms = pack(queries)
     words = codes.shape[0]
@@ -81,7 +79,7 @@ def nearest(
                 continue
             rows = _scoped_nearest(scoped, FIRST_KEEP, 64 * first, SAMPLE_STEP)
             whole = scoped[rows].astype(np.uint16)
-            for i in range(first, words):  # np.take of one word's row: 43,000 rows x 3 words in 2.7 against 3.9 ms
+            for i in range(first, words):  # np.take of one word's row: faster than fancy indexing
                 whole += np.bitwise_count(np.bitwise_xor(np.take(codes[i], rows), form[i]))
             chosen.append(rows[_scoped_nearest(whole, keep, 64 * words)])
     if not chosen:

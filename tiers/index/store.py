@@ -13,11 +13,9 @@ for writing.
 
 from __future__ import annotations
 
-import gc
 import json
 import logging
 import shutil
-import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -33,7 +31,12 @@ import pyarrow.compute
 from tiers.errors import CorruptFile, ModelMismatch
 from tiers.files import read_json_object, write_atomic
 from tiers.index.cold import COLUMNS as COLD_COLUMNS
-from tiers.index.cold import Candidate, ColdHits, ColdIndex, ColdScope, Found
+from tiers.index.cold import ColdIndex, ColdScope
+from tiers.index.columns import pieces_column, rows_table, stored_values, vector_column
+from tiers.index.hits import Candidate, ColdHits, Found
+from tiers.index.rows import new_row
+from tiers.index.saved import open_cold, open_warm, save_cold, save_warm
+from tiers.index.synced import Kind, Synced
 from tiers.index.warm import Row, WarmIndex, rows_of
 from tiers.model.embedder import DEFAULT_MODEL, PIECE_WORDS, is_long
 from tiers.records import Record, Tier
@@ -45,17 +48,56 @@ from tiers.text.timeparse import as_utc
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2
-# Rows of a tier from which its full read is saved for the next process. Besides the time of the read,
-# a process that opens the copies holds less: at 10,000 records a server holds 431 MB on them against
-# 465 MB after reading both tables through pylance (tests/bench/scale.py's server figures, probe runs).
-SAVED_FROM = 1_000
 DEFAULT_DIM = 384  # of the default model: what a damaged store.json is told to name when nothing else is known
-# A memory of more than PIECE_WORDS words has at least this many characters (one-letter words and spaces).
-LONG_CHARS = 2 * PIECE_WORDS
+# A memory of more than PIECE_WORDS words has more than this many characters (a Chinese character is a word).
+LONG_CHARS = PIECE_WORDS
+# What store.json's `pieces` says once every long record has its pieces. Before words were counted by script,
+# it said `true`: a long Chinese or Japanese memory was one word then, and a store marked so is looked at once more.
+PIECES_DONE = 2
 _ROW_COLUMNS = [*RECORD_COLUMNS, "hash", "terms", "vector", PIECES]
 _HIT_COLUMNS = [*RECORD_COLUMNS, "hash", "vector"]
 
-__all__ = ["Candidate", "ColdHits", "ColdScope", "Found", "Store", "check_id"]
+__all__ = [
+    "Candidate", "ColdHits", "ColdScope", "Found", "Store", "check_id", "new_row", "pieces_column", "vector_column",
+]  # fmt: skip
+
+
+def _read_warm(table: Table) -> WarmIndex:
+    index = WarmIndex(table.dim)
+    batches = list(table.scan(_ROW_COLUMNS))
+    if batches:
+        index.load(pa.Table.from_batches(batches))
+    return index
+
+
+def _warm_catch_up(index: WarmIndex, table: Table, changed: set[str]) -> None:
+    """Read again the warm rows another process changed (present ones replace, absent ones leave)."""
+    rows = rows_of(table.get(sorted(changed), _ROW_COLUMNS))
+    index.remove(changed)
+    index.put(rows)
+
+
+def _read_cold(table: Table) -> ColdIndex:
+    index = ColdIndex(table.dim)
+    index.load(table.scan(COLD_COLUMNS, batch=50_000))
+    return index
+
+
+def _cold_catch_up(index: ColdIndex, table: Table, changed: set[str]) -> None:
+    """Read again the cold rows another process changed (present ones replace, absent ones leave).
+
+    When the saved copy this index maps was removed meanwhile (a forget: it held the forgotten
+    words), the index lets go of its file and of the fields of the rows that left.
+    """
+    rows = table.get(sorted(changed), COLD_COLUMNS)
+    index.remove(changed)
+    index.put(rows)
+    if index.mapped_from is not None and not index.mapped_from.exists():
+        index.detach()
+
+
+WARM = Kind(_read_warm, save_warm, open_warm, _warm_catch_up)
+COLD = Kind(_read_cold, save_cold, open_cold, _cold_catch_up, mapped=True)
 
 
 class Store:
@@ -88,20 +130,20 @@ class Store:
         self.cold_table = Table(cold_db, names["cold"], dim, cold_uri or local_uri, self.read_lock, indexed=True)
         # The single table of a store made before the tiers were split (schema 1), moved over by `recover`.
         self._legacy = local() if (folder / "lance" / "memories.lance").is_dir() else None
-        self._index: WarmIndex | None = None
-        self._seen = 0
-        self._guard = threading.RLock()
-        self._cold: ColdIndex | None = None
-        self._cold_seen = 0
-        self._cold_guard = threading.RLock()  # taken after `_guard` when both are held, never before
-        self._saved = folder / "cold-index"  # the last full read of the cold index, for the next process
-        self._saved_warm = folder / "warm-index"  # and of the warm one
+        # Each tier's index, and where the last full read of it is saved for the next process. The warm keeper's
+        # guard is taken before the cold one's when both are held, never after.
+        self._warm = Synced(
+            Tier.WARM, self.warm_table, ledger, folder / "warm-index", WARM, partial(self._stamp, self.warm_table)
+        )
+        self._cold = Synced(
+            Tier.COLD, self.cold_table, ledger, folder / "cold-index", COLD, partial(self._stamp, self.cold_table)
+        )
 
     def close(self) -> None:
         """Let go of the in-memory indexes; the tables stay as they are."""
-        with self._guard, self._cold_guard:
-            self._index = None
-            self._cold = None
+        with self._warm.guard, self._cold.guard:
+            self._warm.close()
+            self._cold.close()
 
     # the model the vectors were made by
 
@@ -113,7 +155,7 @@ class Store:
             # may already hold records from before pieces were kept, so the backfill looks once
             # (tiers/namespace/backfill.py).
             if cold_uri is None:
-                meta[PIECES] = True
+                meta[PIECES] = PIECES_DONE
             write_meta(path, meta)
             return meta
         meta = read_meta(path, self.model, self.dim)
@@ -187,151 +229,27 @@ class Store:
     def table(self, tier: Tier) -> Table:
         return self.cold_table if tier is Tier.COLD else self.warm_table
 
-    # the warm tier in memory
+    # the indexes in memory, each kept in step with its table by a keeper (tiers/index/synced.py)
 
     @contextmanager
     def warm(self) -> Iterator[WarmIndex]:
         """The warm index as every process has written it, held still while the caller reads it."""
-        with self._guard:
-            yield self._synced()
+        with self._warm.guard:
+            yield self._warm.current()
 
-    def _synced(self) -> WarmIndex:
-        if self._index is None:
-            self._load()
-        else:
-            newest, changed = self._changes_since(self._seen, Tier.WARM)
-            if changed is None:
-                self._load()
-            elif changed:
-                assert self._index is not None
-                self._warm_catch_up(self._index, changed)
-                self._seen = newest
-            else:
-                self._seen = newest
-        assert self._index is not None
-        return self._index
-
-    def _load(self) -> None:
-        """Open the copy the last full read saved and catch up from the feed, or read the warm table whole."""
-        if self._index is None and self._warm_open_saved():
-            return
-        seen = self.ledger.last_change()  # read first: a change made during the load is applied after it
-        index = WarmIndex(self.dim)
-        batches = list(self.warm_table.scan(_ROW_COLUMNS))
-        if batches:
-            index.load(pa.Table.from_batches(batches))
-        self._index, self._seen = index, seen
-        if index.size >= SAVED_FROM:
-            self._save(index, self._saved_warm, self.warm_table, seen)
-        _settle()
-
-    def _warm_open_saved(self) -> bool:
-        index = WarmIndex.open_saved(self._saved_warm, self._stamp(self.warm_table))
-        newest = None if index is None else self._caught_up(index, Tier.WARM, self._warm_catch_up)
-        if newest is None:
-            return False
-        self._index, self._seen = index, newest
-        _settle()
-        return True
-
-    def _caught_up(self, index: Any, tier: Tier, catch_up: Callable[[Any, set[str]], None]) -> int | None:
-        """Bring an index opened from its saved copy up to date from the feed: the feed's position, or None
-        when the table is to be read whole instead (a trimmed feed, an old copy, one that does not add up)."""
-        newest, changed = self._changes_since(index.saved_seen, tier)
-        if changed is None or len(changed) > index.live // 4:  # an old copy: a full read saves a new one
-            return None
-        if changed:
-            catch_up(index, changed)
-        if index.live != self.table(tier).count():  # a copy that does not add up is never trusted
-            log.warning("the saved %s index disagrees with the %s table; reading the table", tier.value, tier.value)
-            return None
-        return newest
-
-    def _warm_catch_up(self, index: WarmIndex, changed: set[str]) -> None:
-        """Read again the warm rows another process changed (present ones replace, absent ones leave)."""
-        rows = rows_of(self.warm_table.get(sorted(changed), _ROW_COLUMNS))
-        index.remove(changed)
-        index.put(rows)
+    @contextmanager
+    def cold(self) -> Iterator[ColdIndex]:
+        """The cold index as every process has written it, held still while the caller reads it."""
+        with self._cold.guard:
+            yield self._cold.current()
 
     def warm_up(self) -> None:
         """Read the warm tier and, when it has rows, the cold tier's index, as the first search would."""
         with self.warm() as index:
             index.prepare()
-        if self._cold is None and self.cold_table.count():
+        if self._cold.index is None and self.cold_table.count():
             with self.cold():
                 pass
-
-    # the cold tier's index in memory
-
-    @contextmanager
-    def cold(self) -> Iterator[ColdIndex]:
-        """The cold index as every process has written it, held still while the caller reads it."""
-        with self._cold_guard:
-            yield self._cold_synced()
-
-    def _cold_synced(self) -> ColdIndex:
-        if self._cold is None:
-            self._cold_load()
-        else:
-            newest, changed = self._changes_since(self._cold_seen, Tier.COLD)
-            if changed is None:
-                self._cold_load()
-            elif changed:
-                assert self._cold is not None
-                self._cold_catch_up(self._cold, changed)
-                self._cold_seen = newest
-            else:
-                self._cold_seen = newest
-        assert self._cold is not None
-        return self._cold
-
-    def _cold_load(self) -> None:
-        """Map the copy of the index the last full read saved and catch up from the feed, or read it whole."""
-        if self._cold is None and self._cold_open_saved():
-            return
-        seen = self.ledger.last_change()  # read first: a change made during the load is applied after it
-        index = ColdIndex(self.dim)
-        index.load(self.cold_table.scan(COLD_COLUMNS, batch=50_000))
-        self._cold, self._cold_seen = index, seen
-        if index.size >= SAVED_FROM and self._save(index, self._saved, self.cold_table, seen):
-            mapped = ColdIndex.open_saved(self._saved, self._stamp(self.cold_table))
-            if mapped is not None and mapped.live == index.live:  # map what was saved: memory only where read
-                self._cold = mapped
-        _settle()
-
-    def _cold_open_saved(self) -> bool:
-        index = ColdIndex.open_saved(self._saved, self._stamp(self.cold_table))
-        newest = None if index is None else self._caught_up(index, Tier.COLD, self._cold_catch_up)
-        if newest is None:
-            return False
-        self._cold, self._cold_seen = index, newest
-        _settle()
-        return True
-
-    def _cold_catch_up(self, index: ColdIndex, changed: set[str]) -> None:
-        """Read again the cold rows another process changed (present ones replace, absent ones leave).
-
-        When the saved copy this index maps was removed meanwhile (a forget: it held the forgotten
-        words), the index lets go of its file and of the fields of the rows that left.
-        """
-        rows = self.cold_table.get(sorted(changed), COLD_COLUMNS)
-        index.remove(changed)
-        index.put(rows)
-        if index.mapped_from is not None and not index.mapped_from.exists():
-            index.detach()
-
-    def _changes_since(self, seen: int, tier: Tier) -> tuple[int, set[str] | None]:
-        """The feed's newest position and the records of `tier` changed since `seen`; None: read the tier whole."""
-        newest, changed = self.ledger.changes_since(seen, tier.value)
-        return newest, None if changed is None or "*" in changed else changed
-
-    def _save(self, index: WarmIndex | ColdIndex, folder: Path, table: Table, seen: int) -> bool:
-        """Save a freshly read index for the next process; False when nothing was saved."""
-        try:
-            return index.save(folder, self._stamp(table) | {"seen": seen})
-        except OSError as exc:  # a disk too full for the copy costs the next process a full read, no more
-            log.warning("could not save the %s index under %s: %s", table.name, folder, exc)
-            return False
 
     def _stamp(self, table: Table) -> dict[str, object]:
         """What a saved copy of an index must match to be read: its layout, its table, the model."""
@@ -339,8 +257,8 @@ class Store:
 
     def _drop_saved(self) -> None:
         """Remove the saved copies of both indexes (they hold the words of every record they were made from)."""
-        shutil.rmtree(self._saved, ignore_errors=True)
-        shutil.rmtree(self._saved_warm, ignore_errors=True)
+        shutil.rmtree(self._cold.saved, ignore_errors=True)
+        shutil.rmtree(self._warm.saved, ignore_errors=True)
 
     def _changed(
         self,
@@ -353,20 +271,16 @@ class Store:
 
         An index given no change to apply, or not loaded yet, picks the change up from the feed when next read.
         """
-        with self._guard, self._cold_guard:
-            index = self._synced() if warm is not None else None
-            cold_index = self._cold_synced() if cold is not None and self._cold is not None else None
-            warm_before, cold_before = self._seen, self._cold_seen
+        with self._warm.guard, self._cold.guard:
+            if warm is not None:
+                self._warm.current()
+            if cold is not None and self._cold.index is not None:
+                self._cold.current()
+            warm_before, cold_before = self._warm.seen, self._cold.seen
             newest = self.ledger.changed(rids, None if tier is None else tier.value)
             count = len(set(rids))
-            if index is not None and warm is not None:
-                warm(index)
-                if newest == warm_before + count:
-                    self._seen = newest
-            if cold_index is not None and cold is not None:
-                cold(cold_index)
-                if newest == cold_before + count:
-                    self._cold_seen = newest
+            self._warm.applied(warm, warm_before, newest, count)
+            self._cold.applied(cold, cold_before, newest, count)
 
     # reads
 
@@ -412,7 +326,7 @@ class Store:
     ) -> ColdHits | None:
         """Search the cold tier's index by meaning and by words (`pieces`: long rows by their best piece too);
         None while nothing was ever sent cold."""
-        if self._cold is None and not self.cold_table.count():
+        if self._cold.index is None and not self.cold_table.count():
             return None  # not even the index is loaded
         with self.cold() as index:
             return index.search(vectors, list(terms), k, scope, pieces)
@@ -426,7 +340,7 @@ class Store:
                 if position is not None and index.alive[position]:
                     out[rid] = index.vectors[position].copy()
         rest = [rid for rid in dict.fromkeys(ids) if rid not in out]
-        if rest and (self._cold is not None or self.cold_table.count()):
+        if rest and (self._cold.index is not None or self.cold_table.count()):
             with self.cold() as cold:
                 for rid in rest:
                     if (position := cold.position(rid)) >= 0:
@@ -453,7 +367,7 @@ class Store:
                     best = np.argpartition(-column, take - 1)[:take] if take < len(column) else np.arange(len(column))
                     best = best[np.argsort(-column[best], kind="stable")]
                     out[row] += [(rid, float(column[p])) for p in best if (rid := index.id_at(int(p)))]
-        if self._cold is not None or self.cold_table.count():
+        if self._cold.index is not None or self.cold_table.count():
             scope = cold_scope((), None, None)
             for row, vector in enumerate(vectors):
                 with self.cold() as cold:
@@ -464,20 +378,20 @@ class Store:
 
     def cold_pieces(self, ids: Sequence[str]) -> dict[str, np.ndarray | None]:
         """The piece vectors of these cold records (None: a short one, or one stored before pieces were kept)."""
-        with self._cold_guard:
-            index = self._cold
+        with self._cold.guard:
+            index = self._cold.index
             if index is None:
                 return {}
             return {rid: index.pieces.of(p) if (p := index.position(rid)) >= 0 else None for rid in ids}
 
     def cold_lookup(self, hits: ColdHits, ids: Sequence[str]) -> Found:
         """Cold ids the search did not find (a hit's neighbours), scored as it scored its own rows."""
-        with self._cold_guard:
+        with self._cold.guard:
             return hits.lookup(ids)
 
     def cold_neighbours(self, hits: ColdHits, rows: np.ndarray) -> Found:
         """The cold rows stored just before and after these rows the search found, scored as it scored them."""
-        with self._cold_guard:
+        with self._cold.guard:
             return hits.neighbours(rows)
 
     def cold_records(self, ids: Sequence[str], hints: Sequence[int] | None = None) -> list[Record]:
@@ -493,7 +407,7 @@ class Store:
 
     def lacking_pieces(self) -> list[tuple[Tier, str]]:
         """Every long record without pieces, (tier, id): stored before pieces were kept. Reads the text of
-        those of more than LONG_CHARS characters once (0.49 s over the 1,000,000-row scale bench store)."""
+        those of more than LONG_CHARS characters once: a filter LanceDB applies as it scans."""
         found: list[tuple[Tier, str]] = []
         for tier in (Tier.WARM, Tier.COLD):
             table = self.table(tier)
@@ -520,12 +434,12 @@ class Store:
 
     def pieces_complete(self) -> bool:
         """Whether store.json says every long record has its pieces (a store made since, re-embedded, or filled)."""
-        return bool(read_meta(self.folder / "store.json").get(PIECES))
+        return read_meta(self.folder / "store.json").get(PIECES) == PIECES_DONE
 
     def mark_pieces_complete(self) -> None:
         """Note in store.json that no long record lacks its pieces any more: no sweep looks again."""
         path = self.folder / "store.json"
-        write_meta(path, read_meta(path) | {PIECES: True})
+        write_meta(path, read_meta(path) | {PIECES: PIECES_DONE})
 
     def fill_pieces(self, tier: Tier, ids: Sequence[str], vectors: np.ndarray, pieces: Sequence[np.ndarray]) -> int:
         """Give these records of `tier` their vector and pieces as a write of them today would; the number given.
@@ -563,7 +477,7 @@ class Store:
         if not rows:
             return
         self._intend([r.record.id for r in rows], Tier.WARM)
-        self.warm_table.add(_table(rows, self.dim))
+        self.warm_table.add(rows_table(rows, self.dim))
         self._changed([r.record.id for r in rows], Tier.WARM, warm=lambda index: index.put(rows))
 
     def load(self, rows: pa.Table) -> None:
@@ -575,7 +489,7 @@ class Store:
             chosen = rows.filter(pa.compute.equal(rows["tier"], tier.value))
             if chosen.num_rows:
                 self.table(tier).add(chosen)
-        with self._guard:
+        with self._warm.guard:
             self.ledger.changed(["*"])
 
     def restore(self, rows: list[Row]) -> None:
@@ -584,7 +498,7 @@ class Store:
             chosen = [r for r in rows if r.record.tier is tier]
             if not chosen:
                 continue
-            table = _table(chosen, self.dim)
+            table = rows_table(chosen, self.dim)
             ids = [r.record.id for r in chosen]
             self._intend(ids, tier)
             self.table(tier).add(table)
@@ -600,7 +514,7 @@ class Store:
             if not chosen:
                 continue
             self._intend([r.id for r in chosen], tier)
-            self.table(tier).update([r.id for r in chosen], _stored_values(values))
+            self.table(tier).update([r.id for r in chosen], stored_values(values))
             if tier is Tier.WARM:
                 changed = [replace(r, **values) for r in chosen]
                 replaced = lambda index, c=changed: [index.replace_record(r) for r in c]  # noqa: E731
@@ -691,15 +605,6 @@ class Store:
         return self.warm_table.versions() + self.cold_table.versions()
 
 
-def _settle() -> None:
-    """After a full read: what was just loaded lives as long as the process, so the collector stops scanning it.
-
-    A full collection over a 100,000-row warm tier took 173 ms, once every ~200 recalls at 1M
-    (the p99 of the scale benchmark); frozen, none happened in 200.
-    """
-    gc.freeze()
-
-
 def read_meta(path: Path, model: str = DEFAULT_MODEL, dim: int = DEFAULT_DIM) -> dict[str, Any]:
     """store.json, or an error that names it, says it was left untouched and gives the JSON to write back.
 
@@ -719,74 +624,6 @@ def read_meta(path: Path, model: str = DEFAULT_MODEL, dim: int = DEFAULT_DIM) ->
 def write_meta(path: Path, meta: dict[str, Any]) -> None:
     """Write store.json atomically: a concurrent reader sees the old file or the new one, never a part."""
     write_atomic(path, json.dumps(meta))
-
-
-def new_row(record: Record, digest: str, vector: np.ndarray, pieces: np.ndarray | None = None) -> Row:
-    return Row(record, digest, document_terms(record.content, record.occurred_at), vector, pieces=pieces)
-
-
-def _table(rows: Sequence[Row], dim: int) -> pa.Table:
-    """Rows as an Arrow table of the tier schema, built column by column (vectors straight from numpy)."""
-    records = [row.record for row in rows]
-    vectors = np.ascontiguousarray(np.stack([row.vector for row in rows]), dtype=np.float32)
-    columns = {
-        "id": [r.id for r in records],
-        "hash": [row.hash for row in rows],
-        "content": [r.content for r in records],
-        "tier": [r.tier.value for r in records],
-        "kind": [r.kind.value for r in records],
-        "protected": [r.protected for r in records],
-        "tags": [list(r.tags) for r in records],
-        "metadata": [json.dumps(r.metadata, ensure_ascii=False) for r in records],
-        "source": [r.source for r in records],
-        "occurred_at": [r.occurred_at for r in records],
-        "created_at": [r.created_at for r in records],
-        "forget_after": [r.forget_after for r in records],
-        "superseded_by": [r.superseded_by for r in records],
-        "superseded_at": [r.superseded_at for r in records],
-        "before": [list(row.before) for row in rows],
-        "after": [list(row.after) for row in rows],
-        "terms": [row.terms for row in rows],
-    }
-    full = schema(dim)
-    arrays = [pa.array(columns[f.name], type=f.type) for f in full if f.name not in ("vector", PIECES)]
-    arrays.append(vector_column(vectors, dim))
-    arrays.append(pieces_column([row.pieces for row in rows], dim))
-    return pa.Table.from_arrays(arrays, schema=full)
-
-
-def vector_column(vectors: np.ndarray, dim: int) -> pa.Array:
-    """A `vector` column: one row of `dim` float32 per memory, straight from numpy."""
-    return pa.FixedSizeListArray.from_arrays(pa.array(np.ascontiguousarray(vectors, np.float32).ravel()), dim)
-
-
-def pieces_column(pieces: Sequence[np.ndarray | None], dim: int) -> pa.Array:
-    """A `pieces` column: each row's piece vectors (pieces x dim), or null where it has none."""
-    kind = schema(dim).field(PIECES).type
-    if all(p is None for p in pieces):
-        return pa.nulls(len(pieces), kind)
-    counts = np.asarray([0 if p is None else len(p) for p in pieces], dtype=np.int32)
-    offsets = pa.array(np.concatenate([[0], np.cumsum(counts)]).astype(np.int32))
-    flat = np.concatenate([np.asarray(p, dtype=np.float32).reshape(-1) for p in pieces if p is not None])
-    inner = pa.FixedSizeListArray.from_arrays(pa.array(flat, pa.float32()), dim)
-    mask = pa.array([p is None for p in pieces])
-    return pa.ListArray.from_arrays(offsets, inner, type=kind, mask=mask)
-
-
-def _stored_values(values: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in values.items():
-        if key == "metadata":
-            out[key] = json.dumps(value, ensure_ascii=False)
-        elif key == "tags":
-            out[key] = list(value)
-        elif key == "kind" or key == "tier":
-            out[key] = value.value
-        elif isinstance(value, datetime):
-            out[key] = as_utc(value)
-        else:
-            out[key] = value
-    return out
 
 
 def _lifecycle(record: Record) -> dict[str, Any]:

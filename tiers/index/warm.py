@@ -11,40 +11,24 @@ Python per word); a record's full fields are made only when something asks for t
 
 from __future__ import annotations
 
-import bisect
-import json
-from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from tiers.files import current_copy, new_copy, publish_copy
 from tiers.index import bm25, signs
+from tiers.index.episodes import Episodes
 from tiers.index.pieces import Pieces
-from tiers.records import Record, records_of
-from tiers.storage.tables import PIECES, RECORD_COLUMNS
-from tiers.text.terms import DATE_TERM_PATTERN, length
+from tiers.index.postings import Postings
+from tiers.index.rows import Row, Rows, micros, pieces_of, rows_of, vectors_of
+from tiers.records import Record
+from tiers.storage.tables import PIECES
+from tiers.text.terms import length
 
-# What a saved copy holds besides the table's rows (`base.arrow`) and the vocabulary of their postings.
-_SAVED = [
-    "vectors",
-    "occurred_us",
-    "created_us",
-    "durable",
-    "kind",
-    "lengths",
-    "prev",
-    "next",
-    "_base_rows",
-    "_base_counts",
-    "_base_offsets",
-    "_episode_order",
-]
-_BASE_COLUMNS = [*RECORD_COLUMNS, "hash", "terms"]
+__all__ = ["Row", "Scope", "WarmIndex", "micros", "pieces_of", "rows_of", "vectors_of"]
+
 _ROW_BATCH = 4_096  # rows made at a time when every live row is read
 
 
@@ -55,55 +39,6 @@ class Scope:
     tags: tuple[str, ...] = ()
     since_us: int | None = None
     until_us: int | None = None
-
-
-@dataclass(frozen=True)
-class Row:
-    """A record with what it is found by: its content hash, terms and vector, and its stored neighbours."""
-
-    record: Record
-    hash: str
-    terms: str
-    vector: np.ndarray
-    before: tuple[str, ...] = ()
-    after: tuple[str, ...] = ()
-    pieces: np.ndarray | None = None  # a long memory's pieces' vectors (tiers/index/pieces.py); None: read whole
-
-
-def micros(record: Record) -> tuple[int, int]:
-    return int(record.occurred_at.timestamp() * 1_000_000), int(record.created_at.timestamp() * 1_000_000)
-
-
-def rows_of(table: pa.Table, vectors: np.ndarray | None = None) -> list[Row]:
-    """Rows of a tier table (any subset of its columns with the record columns, and the vector or `vectors`)."""
-    if not table.num_rows:
-        return []
-    names = set(table.column_names)
-    vectors = vectors_of(table) if vectors is None else vectors
-    terms = table["terms"].to_pylist() if "terms" in names else [""] * table.num_rows
-    hashes = table["hash"].to_pylist() if "hash" in names else [""] * table.num_rows
-    links = zip(table["before"].to_pylist(), table["after"].to_pylist(), strict=True)
-    pieces = pieces_of(table)
-    return [
-        Row(record, hashes[i], terms[i] or "", vectors[i], tuple(before or ()), tuple(after or ()), pieces.get(i))
-        for i, (record, (before, after)) in enumerate(zip(records_of(table), links, strict=True))
-    ]
-
-
-def pieces_of(table: pa.Table) -> dict[int, np.ndarray]:
-    """Each row's piece vectors where it has some (its `pieces` column), by row number."""
-    if PIECES not in table.column_names:
-        return {}
-    found = Pieces(table.schema.field(PIECES).type.value_type.list_size)
-    found.add_column(table[PIECES], 0)
-    owners = np.unique(found.owner[: found.count])
-    return {int(row): found.of(int(row)) for row in owners}  # type: ignore[misc]
-
-
-def vectors_of(table: pa.Table) -> np.ndarray:
-    """The `vector` column as a float32 matrix."""
-    flat = table["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
-    return np.asarray(flat, dtype=np.float32).reshape(table.num_rows, -1)
 
 
 class WarmIndex:
@@ -123,33 +58,30 @@ class WarmIndex:
         self.durable = np.zeros(0, dtype=bool)
         self.kind = np.zeros(0, dtype="<U12")
         self.lengths = np.zeros(0, dtype=np.float32)
+        self.length_sum = 0.0
         self._norms = bm25.Norms()  # positions are only appended until the next reset (a repack)
-        self.prev = np.zeros(0, dtype=np.int64)
-        self.next = np.zeros(0, dtype=np.int64)
+        self.postings = Postings()
+        self.episodes = Episodes()
         self.pieces = Pieces(self.dim)  # the long rows' pieces, scored beside their own vectors (tiers/index/pieces.py)
+        self.rows = Rows()
         self.positions: dict[str, int] = {}
         self.by_hash: dict[str, str] = {}
-        self._ids: list[str | None] = []
-        self._hashes: list[str] = []
-        self._sources: list[str | None] = []
-        self._rows: dict[int, Row] = {}  # the rows made so far; the others are read from `_base` when asked
-        self._base: pa.Table | None = None
-        self._base_vocabulary: dict[str, int] = {}
-        self._base_offsets = np.zeros(1, dtype=np.int64)
-        self._base_rows = np.zeros(0, dtype=np.int64)
-        self._base_counts = np.zeros(0, dtype=np.float32)
-        self._length_sum = 0.0
-        self._postings: dict[str, tuple[list[int], list[int]]] = {}
-        self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self._episodes: dict[tuple[str | None, int], list[tuple[int, int]]] = {}
-        self._episode_order: np.ndarray | None = None  # the loaded rows' order, made into `_episodes` when first needed
+        self.ids: list[str | None] = []
+        self.hashes: list[str] = []
+        self.sources: list[str | None] = []
         self._codes = np.zeros((signs.words_for(self.dim), 0), dtype=np.uint64)  # sign codes, made when first needed
         self._coded = 0  # positions whose sign codes are made
-        # Each position's cosine to the row after it in its episode, and which row that was (-2: not made):
-        # made when a recall first asks, kept while the link is (a position's vector never changes).
-        self._pair = np.zeros(0, dtype=np.float32)
-        self._pair_with = np.zeros(0, dtype=np.int64)
         self.saved_seen = 0  # opened from a saved copy: the change feed's position when it was made
+
+    @property
+    def prev(self) -> np.ndarray:
+        """The position stored just before each one in its episode (-1: none)."""
+        return self.episodes.prev
+
+    @property
+    def next(self) -> np.ndarray:
+        """The position stored just after each one in its episode (-1: none)."""
+        return self.episodes.next
 
     # the first read: every warm row at once
 
@@ -169,7 +101,7 @@ class WarmIndex:
             self.pieces.add_column(table[PIECES], 0)
             table = table.drop_columns([PIECES])
         table = table.drop_columns(["vector"]).combine_chunks()
-        self._base = table  # rows are made from it; their vectors are self.vectors
+        self.rows.load(table)  # rows are made from it; their vectors are self.vectors
         self.occurred_us[:n] = table["occurred_at"].cast(pa.int64()).to_numpy(zero_copy_only=False)
         self.created_us[:n] = table["created_at"].cast(pa.int64()).to_numpy(zero_copy_only=False)
         self.alive[:n] = True
@@ -177,123 +109,20 @@ class WarmIndex:
         current = pc.is_null(table["superseded_by"]).to_numpy(zero_copy_only=False).astype(bool)
         self.durable[:n] = protected & current
         self.kind[:n] = np.asarray(table["kind"].to_pylist(), dtype="<U12")
-        self._ids = list(table["id"].to_pylist())
-        self._hashes = list(table["hash"].to_pylist())
-        self._sources = list(table["source"].to_pylist())
-        self.positions = {rid: i for i, rid in enumerate(self._ids) if rid is not None}
-        for rid, digest in zip(self._ids, self._hashes, strict=True):
-            self.by_hash.setdefault(digest, rid)  # type: ignore[arg-type]
-        self._load_postings(table["terms"], n)
-        self._load_episodes(n)
+        self.ids = list(table["id"].to_pylist())
+        self.hashes = list(table["hash"].to_pylist())
+        self.sources = list(table["source"].to_pylist())
+        self.index_ids()
+        self.lengths[:n] = self.postings.load(table["terms"], n)
+        self.length_sum = float(self.lengths[:n].sum())
+        self.episodes.load(self.sources, self.occurred_us, self.created_us, n)
         self.size = self.live = n
 
-    def _load_postings(self, terms: pa.ChunkedArray, n: int) -> None:
-        tokens_by_row = pc.split_pattern(terms.combine_chunks(), " ")
-        tokens = pc.list_flatten(tokens_by_row)
-        owner = pc.list_parent_indices(tokens_by_row).to_numpy(zero_copy_only=False).astype(np.int64)
-        date = pc.match_substring_regex(tokens, DATE_TERM_PATTERN).to_numpy(zero_copy_only=False).astype(bool)
-        counted = np.bincount(owner[~date], minlength=n).astype(np.float32)
-        self.lengths[:n] = np.maximum(counted, 1.0)
-        self._length_sum = float(self.lengths[:n].sum())
-        encoded = pc.dictionary_encode(tokens)
-        vocabulary = encoded.dictionary.to_pylist()
-        term = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        width = max(len(vocabulary), 1)
-        keys, counts = np.unique(term * n + owner, return_counts=True)  # sorted by term, then row: one sort
-        rows, terms_of = keys % n, keys // n
-        self._base_rows = rows
-        self._base_counts = counts.astype(np.float32)
-        self._base_offsets = np.concatenate([[0], np.cumsum(np.bincount(terms_of, minlength=width))])
-        self._base_vocabulary = {t: i for i, t in enumerate(vocabulary)}
-
-    def _load_episodes(self, n: int) -> None:
-        codes = {s: i for i, s in enumerate(dict.fromkeys(self._sources))}
-        source = np.asarray([codes[s] for s in self._sources], dtype=np.int64)
-        order = np.lexsort((np.arange(n), self.created_us[:n], self.occurred_us[:n], source))
-        a, b = order[:-1], order[1:]
-        same = (self.occurred_us[a] == self.occurred_us[b]) & (source[a] == source[b])
-        self.next[a[same]], self.prev[b[same]] = b[same], a[same]
-        self._episode_order = order  # the episodes themselves wait for the first change: a recall needs only the links
-
-    def _episode_map(self) -> dict[tuple[str | None, int], list[tuple[int, int]]]:
-        """Each episode's rows as (created, position), in order; built from the load on first use."""
-        order, self._episode_order = self._episode_order, None
-        if order is not None:
-            for position in order.tolist():
-                key = (self._sources[position], int(self.occurred_us[position]))
-                self._episodes.setdefault(key, []).append((int(self.created_us[position]), position))
-        return self._episodes
-
-    # a copy of a fresh load, saved for the next process
-
-    def save(self, folder: Path, stamp: dict[str, object]) -> bool:
-        """Write this index (freshly loaded: nothing changed since) under `folder`, with `stamp` to check it by."""
-        n = self.size
-        if (
-            self._base is None
-            or self._episode_order is None
-            or self._postings
-            or n != self.live
-            or n != len(self._base)
-        ):
-            return False
-        target = new_copy(folder)
-        for name in _SAVED:
-            array = getattr(self, name)
-            np.save(target / f"{name}.npy", array if name.startswith("_") else array[:n])
-        for name, array in self.pieces.arrays().items():
-            np.save(target / f"{name}.npy", array)
-        _write_arrow(target / "base.arrow", self._base)
-        words = sorted(self._base_vocabulary, key=self._base_vocabulary.__getitem__)
-        _write_arrow(target / "vocabulary.arrow", pa.table({"word": pa.array(words, pa.string())}))
-        meta = {**stamp, "dim": self.dim, "size": n, "length_sum": self._length_sum}
-        (target / "meta.json").write_text(json.dumps(meta))
-        publish_copy(folder, target)
-        return True
-
-    @classmethod
-    def open_saved(cls, folder: Path, stamp: dict[str, object]) -> WarmIndex | None:
-        """The index saved under `folder` if its stamp matches, else None (nothing saved, another store, damage).
-
-        Read whole into memory (no file stays open), so removing the copy leaves nothing of it behind.
-        """
-        try:
-            opened = current_copy(folder, stamp)
-            if opened is None:
-                return None
-            target, meta = opened
-            index = cls(int(meta["dim"]))
-            n = int(meta["size"])
-            arrays = {name: np.load(target / f"{name}.npy") for name in _SAVED}
-            pieces = {name: np.load(target / f"{name}.npy") for name in index.pieces.names()}
-            base = _read_arrow(target / "base.arrow")
-            words = _read_arrow(target / "vocabulary.arrow")["word"].to_pylist()
-            length_sum, seen = float(meta["length_sum"]), int(meta["seen"])
-        except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
-            return None
-        shapes_ok = arrays["vectors"].shape == (n, index.dim) and all(
-            len(arrays[name]) == n for name in _SAVED if not name.startswith("_") or name == "_episode_order"
-        )
-        if not shapes_ok or base.num_rows != n or set(base.column_names) != set(_BASE_COLUMNS):
-            return None
-        if len(arrays["_base_offsets"]) != len(words) + 1 or len(arrays["_base_rows"]) != len(arrays["_base_counts"]):
-            return None
-        if not index.pieces.set_arrays(pieces, n):
-            return None
-        for name, array in arrays.items():
-            setattr(index, name, array)
-        index.alive = np.ones(n, dtype=bool)
-        index._base, index._length_sum, index.saved_seen = base, length_sum, seen
-        index._base_vocabulary = {word: i for i, word in enumerate(words)}
-        ids: list[str] = base["id"].to_pylist()
-        index._ids = list[str | None](ids)
-        index._hashes = base["hash"].to_pylist()
-        index._sources = base["source"].to_pylist()
-        index.positions = {rid: i for i, rid in enumerate(ids)}
-        for rid, digest in zip(ids, index._hashes, strict=True):
-            index.by_hash.setdefault(digest, rid)
-        index.size = index.live = n
-        return index
+    def index_ids(self) -> None:
+        """Find every loaded row by its id and its content hash (the first row of a hash)."""
+        self.positions = {rid: i for i, rid in enumerate(self.ids) if rid is not None}
+        for rid, digest in zip(self.ids, self.hashes, strict=True):
+            self.by_hash.setdefault(digest, rid)  # type: ignore[arg-type]
 
     # changes
 
@@ -312,17 +141,16 @@ class WarmIndex:
             position = self.positions.pop(rid, None)
             if position is None:
                 continue
-            row = self.row(position)
-            self._rows.pop(position, None)
-            self._ids[position] = None
+            row = self.rows.kept(position)
+            self.rows.drop(position)
+            self.ids[position] = None
             self.alive[position] = False
             self.live -= 1
-            self._length_sum -= float(self.lengths[position])
+            self.length_sum -= float(self.lengths[position])
             if self.by_hash.get(row.hash) == rid:
                 del self.by_hash[row.hash]
-            self._unlink(row, position)
-            for term in set(row.terms.split()):
-                self._arrays.pop(term, None)
+            self.episodes.unlink(self.sources, self.occurred_us, self.created_us, position)
+            self.postings.changed(set(row.terms.split()))
         if self.size > 1_000 and self.live < self.size // 2:
             self._repack()
 
@@ -331,8 +159,8 @@ class WarmIndex:
         position = self.positions.get(record.id)
         if position is None:
             return
-        row = self.row(position)
-        self._rows[position] = replace(row, record=record)
+        row = self.rows.kept(position)
+        self.rows.made[position] = replace(row, record=record)
         self.durable[position] = record.protected and not record.superseded_by
         self.kind[position] = record.kind.value
 
@@ -340,10 +168,10 @@ class WarmIndex:
         position = self.size
         self.size += 1
         record = row.record
-        self._rows[position] = row
-        self._ids.append(record.id)
-        self._hashes.append(row.hash)
-        self._sources.append(record.source)
+        self.rows.put(position, row)
+        self.ids.append(record.id)
+        self.hashes.append(row.hash)
+        self.sources.append(record.source)
         self.positions[record.id] = position
         self.by_hash.setdefault(row.hash, record.id)
         self.vectors[position] = row.vector
@@ -358,13 +186,9 @@ class WarmIndex:
         self.kind[position] = record.kind.value
         terms = row.terms.split()
         self.lengths[position] = length(terms)
-        self._length_sum += float(self.lengths[position])
-        for term, count in Counter(terms).items():
-            posting = self._postings.setdefault(term, ([], []))
-            posting[0].append(position)
-            posting[1].append(count)
-            self._arrays.pop(term, None)
-        self._link(record.source, position, created)
+        self.length_sum += float(self.lengths[position])
+        self.postings.add(position, terms)
+        self.episodes.link(self.sources, self.occurred_us, self.created_us, position)
 
     def _grow(self, needed: int) -> None:
         capacity = len(self.alive)
@@ -385,8 +209,7 @@ class WarmIndex:
         self.durable = grown(self.durable, False)
         self.kind = grown(self.kind, "")
         self.lengths = grown(self.lengths, 0.0)
-        self.prev = grown(self.prev, -1)
-        self.next = grown(self.next, -1)
+        self.episodes.grow(new)
 
     def _repack(self) -> None:
         """Drop the positions of removed rows (from memory alone, no table read)."""
@@ -396,61 +219,28 @@ class WarmIndex:
         self._reset()
         self.put(live)
 
-    # episodes: rows of the same time and source, in the order they were stored
-
-    def _link(self, source: str | None, position: int, created: int) -> None:
-        episode = self._episode_map().setdefault((source, int(self.occurred_us[position])), [])
-        entry = (created, position)
-        at = bisect.bisect(episode, entry)
-        episode.insert(at, entry)
-        before = episode[at - 1][1] if at > 0 else -1
-        after = episode[at + 1][1] if at + 1 < len(episode) else -1
-        self.prev[position], self.next[position] = before, after
-        if before >= 0:
-            self.next[before] = position
-        if after >= 0:
-            self.prev[after] = position
-
-    def _unlink(self, row: Row, position: int) -> None:
-        key = (row.record.source, int(self.occurred_us[position]))
-        episodes = self._episode_map()
-        episode = episodes.get(key, [])
-        entry = (int(self.created_us[position]), position)
-        at = bisect.bisect_left(episode, entry)
-        if at < len(episode) and episode[at] == entry:
-            episode.pop(at)
-        if not episode:
-            episodes.pop(key, None)
-        before, after = int(self.prev[position]), int(self.next[position])
-        if before >= 0:
-            self.next[before] = after
-        if after >= 0:
-            self.prev[after] = before
-        self.prev[position] = self.next[position] = -1
+    # episodes: rows of the same time and source, in the order they were stored (tiers/index/episodes.py)
 
     def neighbours(self, rid: str, reach: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """Ids of the `reach` records stored just before and just after `rid` in its episode, nearest first."""
-        position = self.positions[rid]
-        out: list[tuple[str, ...]] = []
-        for links in (self.prev, self.next):
-            found: list[str] = []
-            at = position
-            for _ in range(reach):
-                at = int(links[at])
-                if at < 0:
-                    break
-                rid_at = self._ids[at]
-                assert rid_at is not None
-                found.append(rid_at)
-            out.append(tuple(found))
-        return out[0], out[1]
+        before, after = self.episodes.near(self.positions[rid], reach)
+        return tuple(self._id(p) for p in before), tuple(self._id(p) for p in after)
+
+    def _id(self, position: int) -> str:
+        rid = self.ids[position]
+        assert rid is not None
+        return rid
+
+    def next_similarity(self, positions: np.ndarray) -> np.ndarray:
+        """The cosine of each of these rows to the row stored just after it in its episode (each has one)."""
+        return self.episodes.next_similarity(self.vectors, positions)
 
     # search
 
     def mask(self, scope: Scope) -> np.ndarray:
         keep = self.alive[: self.size].copy()
         if scope.tags:
-            keep &= self._tagged(scope.tags)
+            keep &= self.rows.tagged(scope.tags, self.size)
         if scope.since_us is not None:
             keep &= self.occurred_us[: self.size] >= scope.since_us
         if scope.until_us is not None:
@@ -464,48 +254,19 @@ class WarmIndex:
         matrix = self.vectors[: self.size]
         return (matrix @ np.atleast_2d(vectors).T.astype(np.float32)).max(axis=1)
 
-    def _tagged(self, tags: Sequence[str]) -> np.ndarray:
-        """Positions holding any of these tags: the load's rows read from its tag lists (not made one by one),
-        then every row made since (added, or its fields replaced), from its record."""
-        out = np.zeros(self.size, dtype=bool)
-        if self._base is not None and self._base.num_rows:
-            lists = self._base["tags"].combine_chunks()
-            hit = pc.is_in(pc.list_flatten(lists), value_set=pa.array(list(dict.fromkeys(tags)), pa.string()))
-            rows = pc.list_parent_indices(lists).filter(hit).to_numpy(zero_copy_only=False)
-            out[rows.astype(np.int64)] = True
-        wanted = set(tags)
-        for position, row in self._rows.items():
-            out[position] = bool(wanted.intersection(row.record.tags))
-        return out
-
     def cosine_at(self, vectors: np.ndarray, positions: np.ndarray) -> np.ndarray:
         """`cosine` of the rows at these positions alone."""
         if not len(positions):
             return np.zeros(0, dtype=np.float32)
-        # np.take, not fancy indexing: 4,000 rows of a 100,000-row tier in 2.9 against 3.4 ms, the same values
-        rows = np.take(self.vectors, positions, axis=0)
+        rows = np.take(self.vectors, positions, axis=0)  # np.take, not fancy indexing: the same values, faster
         return (rows @ np.atleast_2d(vectors).T.astype(np.float32)).max(axis=1)
-
-    def next_similarity(self, positions: np.ndarray) -> np.ndarray:
-        """The cosine of each of these rows to the row stored just after it in its episode (each has one)."""
-        if len(self._pair) < len(self.alive):
-            grown = len(self.alive)
-            self._pair = np.concatenate([self._pair, np.zeros(grown - len(self._pair), dtype=np.float32)])
-            self._pair_with = np.concatenate([self._pair_with, np.full(grown - len(self._pair_with), -2, np.int64)])
-        after = self.next[positions]
-        stale = positions[self._pair_with[positions] != after]
-        if len(stale):
-            pairs = self.next[stale]
-            self._pair[stale] = np.einsum("ij,ij->i", self.vectors[stale], self.vectors[pairs])
-            self._pair_with[stale] = pairs
-        return self._pair[positions]
 
     def nearest(self, vectors: np.ndarray, scopes: Sequence[np.ndarray], keep: int) -> np.ndarray:
         """Positions worth a cosine: the `keep` nearest the query's forms in each scope by sign codes (signs.py)."""
         return signs.nearest(self._signs(), self.size, np.atleast_2d(vectors).astype(np.float32), scopes, keep)
 
     def prepare(self) -> None:
-        """Make now what the first search of a large tier would make: the sign codes (0.1 s at 100,000 rows)."""
+        """Make now what the first search of a large tier would make: the sign codes, so it is not kept waiting."""
         if self.live > signs.EXACT_UP_TO:
             self._signs()
 
@@ -523,9 +284,9 @@ class WarmIndex:
         scores = np.zeros(self.size, dtype=np.float32)
         if not self.live:
             return scores
-        norms = self._norms.of(self.lengths, self.size, self.live, self._length_sum)
+        norms = self._norms.of(self.lengths, self.size, self.live, self.length_sum)
         for term in dict.fromkeys(terms):
-            posting = self._posting(term)
+            posting = self.postings.posting(term, self.alive)
             if posting is None:
                 continue
             rows, counts = posting
@@ -536,92 +297,46 @@ class WarmIndex:
         """The terms more than `share` of the live rows hold (none while fewer than `least` rows are live)."""
         if self.live < least:
             return set()
-        return {
-            t for t in dict.fromkeys(terms) if (p := self._posting(t)) is not None and len(p[0]) > share * self.live
-        }
+        held = ((t, self.postings.posting(t, self.alive)) for t in dict.fromkeys(terms))
+        return {t for t, p in held if p is not None and len(p[0]) > share * self.live}
 
     def query_weight(self, terms: Sequence[str]) -> float:
         """These terms' weight in this tier, which its BM25 scores are divided by to meet the cold tier's."""
-        having = (len(p[0]) if (p := self._posting(term)) is not None else 0 for term in dict.fromkeys(terms))
-        return bm25.query_weight(self.live, having)
+        postings = (self.postings.posting(term, self.alive) for term in dict.fromkeys(terms))
+        return bm25.query_weight(self.live, (0 if p is None else len(p[0]) for p in postings))
 
-    def _posting(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
-        cached = self._arrays.get(term)
-        if cached is not None:
-            return cached
-        parts_rows, parts_counts = [], []
-        base = self._base_vocabulary.get(term)
-        if base is not None:
-            start, end = self._base_offsets[base], self._base_offsets[base + 1]
-            parts_rows.append(self._base_rows[start:end])
-            parts_counts.append(self._base_counts[start:end])
-        added = self._postings.get(term)
-        if added is not None:
-            parts_rows.append(np.asarray(added[0], dtype=np.int64))
-            parts_counts.append(np.asarray(added[1], dtype=np.float32))
-        if not parts_rows:
-            return None
-        rows = np.concatenate(parts_rows)
-        counts = np.concatenate(parts_counts)
-        live = self.alive[rows]
-        rows, counts = rows[live], counts[live]
-        if not len(rows):
-            return None
-        self._arrays[term] = (rows, counts)
-        return rows, counts
-
-    # records, made when asked for
+    # records, made when asked for (tiers/index/rows.py)
 
     def row(self, position: int) -> Row:
-        if position not in self._rows:
-            assert self._base is not None and self._ids[position] is not None
-            self.make_rows([position])
-        return self._rows[position]
+        """The row at a live position, with its vector."""
+        return self._with_vector(self.rows.kept(position), position)
+
+    def _with_vector(self, row: Row, position: int) -> Row:
+        return Row(row.record, row.hash, row.terms, self.vectors[position], row.before, row.after)
 
     def id_at(self, position: int) -> str | None:
         """The id of the record at a position (None: a removed one)."""
-        return self._ids[position]
+        return self.ids[position]
 
     def record(self, position: int) -> Record:
-        return self.row(position).record
+        return self.rows.kept(position).record
 
     def make_rows(self, positions: Iterable[int]) -> None:
         """Make the rows of these positions that are not made yet, in one pass (a recall's hits)."""
-        if self._base is None:
-            return
-        made, base = self._rows, self._base.num_rows
-        missing = sorted({p for p in positions if p not in made and p < base and self._ids[p] is not None})
-        for position, row in zip(missing, self._rows_from_base(missing), strict=True):
-            self._rows[position] = row
-
-    def _rows_from_base(self, positions: list[int]) -> list[Row]:
-        if not positions:
-            return []
-        assert self._base is not None
-        return rows_of(self._base.take(pa.array(positions, pa.int64())), self.vectors[positions])
+        self.rows.make(p for p in positions if self.ids[p] is not None)
 
     def get(self, rid: str) -> Row | None:
         position = self.positions.get(rid)
         return None if position is None else self.row(position)
 
     def live_rows(self) -> Iterator[Row]:
-        """Every live row in position order. Rows of the load not made yet are made a batch at a time and not
-        kept: a sweep reads them all once (made one by one, 100,000 took 55 of a 1M store's 72 s sweep, in
-        cProfile)."""
+        """Every live row in position order, with its vector. Rows of the load not made yet are made a batch at
+        a time and not kept: a sweep reads them all once, and made one by one they took most of a large sweep's
+        time."""
         for start in range(0, self.size, _ROW_BATCH):
             positions = (np.flatnonzero(self.alive[start : min(self.size, start + _ROW_BATCH)]) + start).tolist()
-            unmade = [p for p in positions if p not in self._rows]
-            made = dict(zip(unmade, self._rows_from_base(unmade), strict=True))
+            unmade = [p for p in positions if p not in self.rows.made]
+            made = dict(zip(unmade, self.rows.from_base(unmade), strict=True))
             for position in positions:
-                row = self._rows.get(position)
-                yield row if row is not None else made[position]
-
-
-def _write_arrow(path: Path, table: pa.Table) -> None:
-    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
-        writer.write_table(table)
-
-
-def _read_arrow(path: Path) -> pa.Table:
-    with pa.OSFile(str(path)) as source:
-        return pa.ipc.open_file(source).read_all()
+                row = self.rows.made.get(position)
+                yield self._with_vector(row if row is not None else made[position], position)

@@ -2,7 +2,9 @@
 
 Rules only (no model call): statements of identity, preference, hard constraint, relationship or
 health, said in the first person ("I'm allergic to …") or, as agents often write them, about the
-user in the third person ("The user prefers …"), plus imperative standing rules ("Never …").
+user in the third person ("The user prefers …"), plus imperative standing rules ("Never …"). What
+someone of the user's has ("My colleague Priya is allergic to kiwi") is not the user's own fact. The same
+rules in Chinese, Japanese, Spanish, German, French, Russian and Arabic are in other_languages.py.
 The agent's own `kind` or `key` hint always wins over these rules.
 """
 
@@ -11,7 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tiers.lifecycle import other_languages
 from tiers.records import DURABLE_KINDS, Kind
+from tiers.text import measure
 
 _I = r"\b(?:i|i'm|i am|i've|i'd|my|me|we|our)\b"
 _PROFESSIONS = (
@@ -70,12 +74,20 @@ _RULES: list[tuple[Kind, re.Pattern[str]]] = [
         ),
     ),
 ]
-# A durable fact is a statement. Past this many words a memory is notes or a transcript, however much of it
-# is said in the first person: one "I love hiking" or "my name is ..." in it (perhaps said by someone else)
-# would keep it warm for good, give it a durable fact's place in every recall about the user, or name the
-# user. The agent's `kind` hint still makes a long memory durable.
+# A durable fact is a statement. Past this many words (a Chinese or Japanese character counting as one) a memory
+# is notes or a transcript, however much of it is said in the first person: one "I love hiking" or "my name is
+# ..." in it (perhaps said by someone else) would keep it warm for good, give it a durable fact's place in every
+# recall about the user, or name the user. The agent's `kind` hint still makes a long memory durable.
 STATEMENT_WORDS = 150
 _NAME = re.compile(r"\b(?i:my name is|call me) ([A-Z][\w'-]+(?: [A-Z][\w'-]+){0,3})")
+# Someone of the user's, with a name where one is given: what they have or do is theirs ("My colleague Priya is
+# allergic to kiwi" is not the user's health); only the relationship rule reads it.
+_SOMEONE = re.compile(
+    r"\b(?i:my (?:[a-z-]+ )?(?:wife|husband|partner|spouse|boyfriend|girlfriend|fianc[ée]e?|son|daughter|kids?|"
+    r"child(?:ren)?|mom|mum|mother|dad|father|parents|brother|sister|boss|manager|friend|colleague|co-?worker|"
+    r"neighbou?r|room-?mate|flatmate|dog|cat|grandma|grandpa|grandmother|grandfather|cousin|aunt|uncle|niece|"
+    r"nephew|doctor|dentist|teacher|client|landlord|[a-z]+-in-law)s?(?:'s)?)\b(?: [A-Z][\w'-]+)*"
+)
 _FIRST_PERSON = re.compile(_I, re.I)
 _STANDING_RULE = re.compile(
     r"^\s*(?:never|always|do not|don't|please never|please always|under no circumstances)\b", re.I
@@ -126,15 +138,20 @@ def classify(content: str, hint: Kind | None = None) -> Classified:
     """Classify `content`; a hint from the agent is trusted as given."""
     if hint is not None:
         return Classified(hint, hint in DURABLE_KINDS)
-    if len(content.split()) > STATEMENT_WORDS:
+    if measure.count(content) > STATEMENT_WORDS:
         return Classified(Kind.NOTE, False)
     text = first_person(content)
-    if not _FIRST_PERSON.search(text) and not _STANDING_RULE.search(text):
-        return Classified(Kind.NOTE, False)
-    for kind, pattern in _RULES:
-        if pattern.search(text):
-            name = _NAME.search(text) if kind is Kind.IDENTITY else None
-            if name:
-                return Classified(kind, True, key="name", value=name.group(1))
-            return Classified(kind, True)
+    own = _SOMEONE.sub("someone", text)  # what the user says of themselves
+    about_user = bool(_FIRST_PERSON.search(own) or _STANDING_RULE.search(own))
+    if about_user or _FIRST_PERSON.search(text):
+        for kind, pattern in _RULES:
+            if pattern.search(text if kind is Kind.RELATIONSHIP else own) and (about_user or kind is Kind.RELATIONSHIP):
+                name = _NAME.search(own) if kind is Kind.IDENTITY else None
+                if name:
+                    return Classified(kind, True, key="name", value=name.group(1))
+                return Classified(kind, True)
+    said = other_languages.durable_kind(content)  # the same rules in other languages
+    if said is not None:
+        kind, given = said
+        return Classified(kind, True, key="name", value=given) if given else Classified(kind, True)
     return Classified(Kind.NOTE, False)

@@ -3,9 +3,8 @@ the embedding model's threads for the two cores.
 
 A recall multiplies a few thousand rows by one or two query vectors, a few milliseconds of work that
 a second thread cannot halve; onnxruntime keeps its own threads spinning a while after each query's
-embedding, so OpenBLAS's second thread waits for a core. Measured on a 10,000-row store (200 recalls
-of the scale benchmark's queries, AMD EPYC, 2 cores): p50 43.5 / 46.7 ms with OpenBLAS's default two
-threads, 26.2 / 27.5 ms with one (two code versions). numpy reads OPENBLAS_NUM_THREADS only when it
+embedding, so OpenBLAS's second thread waits for a core and a recall takes longer with two threads than
+with one (docs/scale.md has the run). numpy reads OPENBLAS_NUM_THREADS only when it
 is first imported, so this sets the count on the library numpy has loaded, by its own C call.
 Linux only (it finds the library in /proc/self/maps); elsewhere it does nothing.
 """

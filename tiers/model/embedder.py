@@ -27,6 +27,7 @@ from tiers.errors import StorageError
 from tiers.model import graphs
 from tiers.model.packaged import PackagedModel
 from tiers.model.scale import AS_THEY_ARE, CosineScale
+from tiers.text import measure
 
 log = logging.getLogger("memtiers")
 
@@ -81,23 +82,24 @@ def embed_queries(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
 
 
 # A memory longer than this many words is embedded in pieces of it (about 200 word pieces each, inside the
-# 256 the default model reads), each piece starting PIECE_OVERLAP words before the last one ended.
+# 256 the default model reads), each piece starting PIECE_OVERLAP words before the last one ended. A Chinese or
+# Japanese character counts as a word (tiers/text/measure.py): the model reads about one word piece for each.
 PIECE_WORDS = 150
 PIECE_OVERLAP = 30
 
 
 def is_long(text: str) -> bool:
-    """Whether a memory is embedded in pieces: past PIECE_WORDS words, split at whitespace."""
-    return len(text.split()) > PIECE_WORDS
+    """Whether a memory is embedded in pieces: past PIECE_WORDS words (`measure.words`)."""
+    return measure.count(text) > PIECE_WORDS
 
 
 def pieces(text: str) -> list[str]:
     """The text itself, or, when it is long (`is_long`), its overlapping pieces in order."""
-    words = text.split()
+    words = measure.words(text)
     if len(words) <= PIECE_WORDS:
         return [text]
     step = PIECE_WORDS - PIECE_OVERLAP
-    return [" ".join(words[start : start + PIECE_WORDS]) for start in range(0, len(words) - PIECE_OVERLAP, step)]
+    return [words.join(start, start + PIECE_WORDS) for start in range(0, len(words) - PIECE_OVERLAP, step)]
 
 
 def piece_span(words: int, piece: int) -> tuple[int, int]:
@@ -123,11 +125,10 @@ def embed_memories(embedder: Embedder, texts: Sequence[str]) -> Embedded:
     The model reads only a memory's first 256 word pieces: what the end of long meeting notes, a
     transcript or an imported MEMORY.md section says would be invisible to meaning. Averaged over its
     pieces, every part counts, each diluted by the rest; recall also scores a long memory by its best
-    piece (tiers/index/pieces.py), so the part that answers counts undiluted. Measured with every LoCoMo dev
-    session stored as one memory (`tests.bench.locomo --unit session`, about five pieces each): the mean
-    alone gave recall_all at 1,024 tokens 0.398 against 0.361 truncated (halves 0.421 / 0.368 against
-    0.390 / 0.324); docs/benchmark.md has the best piece beside them. Memories of at most PIECE_WORDS
-    words, every LoCoMo turn among them, are embedded exactly as before and have no pieces.
+    piece (tiers/index/pieces.py), so the part that answers counts undiluted. With whole conversation
+    sessions stored as memories (`tests.bench.locomo --unit session`), the mean finds more than the first
+    piece alone, on both halves of the set (docs/benchmark.md). Memories of at most PIECE_WORDS words are
+    embedded exactly as before and have no pieces.
     """
     split = [pieces(text) for text in texts]
     if all(len(p) == 1 for p in split):
@@ -224,8 +225,8 @@ class FastEmbedder:
         from fastembed import TextEmbedding
 
         cache = str(self._cache_dir) if self._cache_dir else None
-        # onnxruntime's memory arena keeps the peak of every batch for the life of the process (1.4 GB
-        # after one batch of long texts); without it memory goes back after each batch.
+        # onnxruntime's memory arena keeps the peak of every batch for the life of the process (more than a
+        # gigabyte after one batch of long texts); without it memory goes back after each batch.
         try:
             return TextEmbedding(self._model_name, cache_dir=cache, threads=self._threads, enable_cpu_mem_arena=False)
         except Exception as exc:  # fastembed raises bare ValueErrors and hub errors alike

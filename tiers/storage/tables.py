@@ -134,10 +134,10 @@ def _advice(where: str, name: str) -> str:
 class Table:
     """The LanceDB table of one tier of one namespace.
 
-    On local disk its reads and appends go through pylance directly (the format underneath LanceDB,
-    0.3 s to import): LanceDB itself (1.8 s, most of it a REST client) is imported at the first
-    update, delete or compaction, so a restarted server recalls and remembers without it. On object
-    storage every call goes through LanceDB.
+    On local disk its reads and appends go through pylance directly (the format underneath LanceDB, quick
+    to import): LanceDB itself (several times slower to import, most of it a REST client) is imported at
+    the first update, delete or compaction, so a restarted server recalls and remembers without it. On
+    object storage every call goes through LanceDB.
     """
 
     def __init__(

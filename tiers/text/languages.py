@@ -22,15 +22,22 @@ _LATIN_STOP = {
     "es": """el la los las lo un una unos unas del al y o pero que de en con por para sin sobre mi mis tu tus su sus
         nuestro nuestra es son fue era soy eres somos estoy esta estas este esto estos esas ese esa eso hay muy mas
         cual cuales donde cuando como quien quienes porque tengo tiene tienen tenia tuve hace se le les nos yo ella
-        ellos ellas usted cuantos cuanta cuanto ya tambien solo""",
+        ellos ellas usted cuantos cuanta cuanto ya tambien solo si desde hasta durante segun hacia mucho mucha muchos
+        muchas poco alguien nadie siempre nunca todavia aun aqui alli ahora despues antes luego entonces vamos voy
+        estaba estan estamos tenemos puede puedo quiero quiere debe mismo misma otro otra otros otras cada toda todos
+        todas nuestros nuestras vez""",
     "de": """der das dem den des ein eine einer eines einem einen und oder aber dass ist sind war waren bin bist
         hat habe haben hatte ich du er sie es wir ihr mein meine meinem meinen meiner dein deine sein seine unser
         nicht kein keine mit von zu zum zur bei nach aus auf fur uber wie wo wann warum welche welcher welches wer
-        was auch noch schon sehr nur hier dort heisst""",
+        was auch noch schon sehr nur hier dort heisst seit bis ohne gegen durch vom beim ins unter vor zwischen wegen
+        wahrend immer jetzt dann denn weil wenn ob sich mich dich uns euch ihm ihn ihnen ihre ihren ihrem ihrer seinem
+        seinen seiner muss kann konnen soll wird werden wurde gibt geht mir wohin woher womit wofur wieviel welchen
+        welchem jemand etwas nichts alles viel viele mehr gern gerne zusammen""",
     "fr": """de le la les un une des du et ou mais que qui quoi est sont suis es sommes etait ete avait ai avez avons
         je tu il elle nous vous ils elles mon ma mes ton ta tes son sa ses notre nos votre vos leur leurs ce cette
         ces dans pour par avec sans sur au aux pas ne plus tres quel quelle quels quelles ou quand comment pourquoi
-        combien aussi deja chez""",
+        combien aussi deja chez avant apres doit etre avoir fait tout tous toute toutes rien jamais toujours alors
+        donc lui eux moi toi celui celle ceci cela depuis jusqu lorsque ont peut faut peu bien comme""",
     "pt": """o os as um uma uns umas do da dos das e ou mas que de em no na nos nas com por para sem sobre meu minha
         meus minhas seu sua seus suas nosso nossa e sao foi era sou estou esta estao tem tenho tinha ja muito mais
         qual quais onde quando como quem porque voce ele ela eles elas nao tambem""",
@@ -40,8 +47,33 @@ _LATIN_STOP = {
 }
 _LATIN_STOPS = {lang: frozenset(text.split()) for lang, text in _LATIN_STOP.items()}
 # Function words that are also English words: never voted by, but left out once the language is known.
-_ALSO = {"es": "a no me te se", "de": "in an am im die so", "fr": "a en on", "pt": "a no me se", "it": "a no"}
-_DROPPED = {lang: stops | frozenset(_ALSO[lang].split()) for lang, stops in _LATIN_STOPS.items()}
+_ALSO = {
+    "es": "a no me te se",
+    "de": "in an am im die so",
+    "fr": "a en on se y d l j m n s t c qu lorsqu puisqu",  # and the letters an elision leaves: d'équipe, qu'il
+    "pt": "a no me se",
+    "it": "a no l dell nell dall sull quest quell",
+}
+_ALSO_SETS = {lang: frozenset(words.split()) for lang, words in _ALSO.items()}
+_DROPPED = {lang: stops | _ALSO_SETS[lang] for lang, stops in _LATIN_STOPS.items()}
+_VOWEL = "aeiouyhàâäéèêëîïôöùûü"
+# An elided article or pronoun before a vowel: French writes them everywhere; English has none of these forms
+# ("I'm", "don't" and "John's" put the apostrophe after a word, not after a lone letter).
+_ELISIONS = {
+    "fr": re.compile(rf"(?<![\w'’])(?:qu|jusqu|lorsqu|puisqu|[ldjmnstc])['’](?=[{_VOWEL}])"),
+    "it": re.compile(rf"(?<![\w'’])(?:l|dell|nell|all|dall|sull|un|quest|quell)['’](?=[{_VOWEL}])"),
+}
+# Letters each of these languages writes and English does not.
+_LETTERS = {
+    "es": frozenset("ñáéíóú¿¡"),
+    "de": frozenset("äöüß"),
+    "fr": frozenset("àâçéèêëîïôùûœ"),
+    "pt": frozenset("ãõçáâêôàéíóú"),
+    "it": frozenset("àèéìòù"),
+}
+_OWN_LETTERS = {
+    lang: letters.difference(*(o for k, o in _LETTERS.items() if k != lang)) for lang, letters in _LETTERS.items()
+}
 _LATIN_STEMMER = {"es": "spanish", "de": "german", "fr": "french", "pt": "portuguese", "it": "italian"}
 _RUSSIAN_STOP = frozenset(
     """и в во не что он на я с со как а то все она так его но да ты к у же вы за бы по только ее мне было вот от
@@ -132,17 +164,41 @@ def bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
-def latin_language(found: Iterable[str], english_stop: frozenset[str]) -> str | None:
+def latin_language(found: Iterable[str], english_stop: frozenset[str], text: str = "") -> str | None:
     """The language of lower-cased, folded Latin-script words by a vote of function words; None for English
-    or no vote (a language needs two votes and more than English's)."""
+    or no vote (a language needs two votes, and more than English's among the words it does not share: "in" and
+    "die" are German too, "a" Spanish and French).
+
+    `text`, the words as written, adds two kinds of evidence: each French elision (d'équipe, qu'il, l'école) is a
+    vote, and a language that has a vote of its own gains one for each of up to two letters it writes and English
+    does not (ñ, ä, è...). English words borrowed with their accents ("crème brûlée", "café") have no function
+    word beside them to vote, so they never turn an English text into another language. A tie goes to the
+    language with evidence of its own (an elision, a letter none of the others writes).
+    """
     counts = dict.fromkeys(_LATIN_STOPS, 0)
     english = 0
+    shared = dict.fromkeys(_LATIN_STOPS, 0)  # English function words the language also has ("in", "die", "a")
     for word in found:
-        english += word in english_stop
+        if word in english_stop:
+            english += 1
+            for lang, also in _ALSO_SETS.items():
+                shared[lang] += word in also
         for lang, stops in _LATIN_STOPS.items():
             counts[lang] += word in stops
-    lang, votes = max(counts.items(), key=lambda item: item[1])
-    return lang if votes >= 2 and votes > english else None
+    own = dict.fromkeys(_LATIN_STOPS, 0)  # evidence no other of these languages shares, to settle a tie
+    if text and ("'" in text or "’" in text or not text.isascii()):
+        lowered = text.lower()
+        for lang, elided in _ELISIONS.items():
+            own[lang] += len(elided.findall(lowered))
+            counts[lang] += own[lang]
+        written = set(lowered)
+        for lang, letters in _LETTERS.items():
+            if counts[lang]:
+                counts[lang] += min(len(letters & written), 2)
+                own[lang] += bool(_OWN_LETTERS[lang] & written)
+    lang = max(counts, key=lambda name: (counts[name], own[name]))
+    votes = counts[lang]
+    return lang if votes >= 2 and votes > english - shared[lang] else None
 
 
 def _script(word: str) -> str:
@@ -176,7 +232,7 @@ def split(text: str) -> tuple[list[str], list[str]]:
 def words(text: str, english: SnowballStemmer, english_stop: frozenset[str]) -> list[str]:
     """The stemmed words of a text in any script, without function words; English words as terms.py makes them."""
     found, latin = split(text)
-    lang = latin_language(latin, english_stop)
+    lang = latin_language(latin, english_stop, text)
     latin_stop = _DROPPED[lang] if lang else english_stop
     latin_stemmer = _stemmer(_LATIN_STEMMER[lang]) if lang else english
     cyrillic = [w for w in found if _script(w) == "cyrillic"]

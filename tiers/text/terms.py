@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 
 from py_rust_stemmers import SnowballStemmer
 
-from tiers.text import languages
+from tiers.text import dates, languages
 
 _WORD = re.compile(r"\w+")
 _STEMMER = SnowballStemmer("english")
@@ -59,10 +59,17 @@ def words(text: str) -> list[str]:
     if not text.isascii():
         return languages.words(text, _STEMMER, STOP_WORDS)
     every = _WORD.findall(text.lower())
-    if languages.latin_language(every, STOP_WORDS) is not None:  # Spanish, German... written without accents
+    if languages.latin_language(every, STOP_WORDS, text) is not None:  # Spanish, German... written without accents
         return languages.words(text, _STEMMER, STOP_WORDS)
     found = [w for w in every if w not in STOP_WORDS]
     return list(_STEMMER.stem_words(found)) if found else []
+
+
+def latin_language(text: str) -> str | None:
+    """The language of a Latin-script text other than English ("es", "de", "fr", "pt", "it"), None for English or
+    no vote (tiers/text/languages.py's function-word vote)."""
+    latin = languages.split(text)[1]
+    return languages.latin_language(latin, STOP_WORDS, text) if latin else None
 
 
 def date_terms(day: date) -> list[str]:
@@ -72,22 +79,28 @@ def date_terms(day: date) -> list[str]:
 
 
 def asked_dates(query: str) -> list[str]:
-    """The date terms a query names: "on May 3, 2023", "in October 2023", "in June", "in 2022"."""
+    """The date terms a query names: "on May 3, 2023", "in October 2023", "in June", "in 2022"; also ISO dates
+    and the Chinese, Japanese, Spanish, German, French, Russian and Arabic forms of tiers/text/dates.py."""
     m = MARK
+    other = dates.named(query)
     out: list[str] = []
     for found in _DAY_MONTH_YEAR.finditer(query):
         day, month = (found.group(1), found.group(2)) if found.group(1) else (found.group(4), found.group(3))
         out.append(f"{m}d{int(found.group(5)):04d}-{_MONTHS.index(month.lower()) + 1:02d}-{int(day):02d}")
+    out += [term for term in dict.fromkeys(f"{m}d{day.isoformat()}" for day in other.days) if term not in out]
     if not out:
         out += [f"{m}m{f.group(2)}-{_MONTHS.index(f.group(1).lower()) + 1}" for f in _MONTH_YEAR.finditer(query)]
+        out += [term for term in dict.fromkeys(f"{m}m{y}-{n}" for y, n in other.months) if term not in out]
     if not out:
         out += [f"{m}mo{_MONTHS.index(f.group(1).lower()) + 1}" for f in _MONTH_ALONE.finditer(query)]
         out += [f"{m}y{f.group(1)}" for f in _YEAR.finditer(query)]
+        named = [f"{m}mo{month}" for month in other.alone] + [f"{m}y{year}" for year in other.years]
+        out += [term for term in dict.fromkeys(named) if term not in out]
     return out
 
 
 def says_a_time(text: str) -> bool:
-    return _TIME.search(text) is not None
+    return _TIME.search(text) is not None or dates.says_a_time(text)
 
 
 def document_terms(content: str, occurred_at: datetime) -> str:
@@ -99,6 +112,8 @@ def document_terms(content: str, occurred_at: datetime) -> str:
     found += date_terms(when)
     for said in _RELATIVE_RE.findall(content):
         found += date_terms(when - timedelta(days=_RELATIVE[said.lower()]))
+    for back in dates.relative_days(content):  # "昨天", "ayer", "вчера", "أمس"...
+        found += date_terms(when - timedelta(days=back))
     return " ".join(found)
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from tiers.errors import StorageError
-from tiers.index.store import pieces_column, read_meta, vector_column, write_meta
+from tiers.index.store import PIECES_DONE, pieces_column, read_meta, vector_column, write_meta
 from tiers.model.embedder import Embedder, embed_memories
 from tiers.records import Tier
 from tiers.storage.locking import file_lock, serving_lock
@@ -98,7 +98,7 @@ def reembed(
             generation=generation,
             tables={tier.value: f"{tier.value}_{generation}" for tier in tables},
         )
-        meta[PIECES] = True  # every long record has its pieces now: the sweep's backfill has nothing to do
+        meta[PIECES] = PIECES_DONE  # every long record has its pieces now: the sweep's backfill has nothing to do
         meta.pop("reembedding", None)
         write_meta(meta_path, meta)
         for tier, (old, _) in tables.items():

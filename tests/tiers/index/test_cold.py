@@ -16,9 +16,10 @@ import pytest
 
 from tests.helpers import T0
 from tests.tiers.index.test_warm import TEXTS, reference_bm25
-from tiers.index import cold, signs
+from tiers.index import signs
 from tiers.index.cold import COLUMNS, ColdIndex, ColdScope, id_numbers, id_text
-from tiers.index.store import _table
+from tiers.index.columns import rows_table as _table
+from tiers.index.saved import open_cold, save_cold
 from tiers.index.warm import Row
 from tiers.records import Kind, Record, Tier
 
@@ -101,25 +102,6 @@ def test_search_by_meaning_ranks_by_int8_cosine_within_a_hundredth_of_the_exact_
     for candidate in hits.candidates:
         assert candidate.cosine == pytest.approx(float(exact[int(candidate.id, 16)]), abs=0.01)
         assert candidate.words == 0.0
-
-
-def test_cosines_made_a_block_at_a_time_are_those_of_all_the_codes_at_once() -> None:
-    rng = np.random.default_rng(5)
-    n = 2 * cold._COSINE_BLOCK + 37  # two whole blocks and a part
-    table = rows(range(n), rng)
-    index = ColdIndex(DIM)
-    index.load(batches(table, 1_000))
-    vectors = np.asarray(table["vector"].to_pylist(), dtype=np.float32)
-    queries = vectors[[3, 700]] + 0.2 * rng.normal(size=(2, DIM)).astype(np.float32)  # two forms
-    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
-
-    hits = index.search(queries, [], 50, ColdScope())
-    positions = np.arange(n)[::-1].copy()  # any order, as a pool's rows come
-    cosine = hits.cosine(positions)
-
-    whole = (index.codes[positions].astype(np.float32) @ queries.T).max(axis=1) * index.scale[positions]
-    np.testing.assert_allclose(cosine, whole, rtol=1e-6, atol=1e-6)
-    np.testing.assert_allclose(cosine, (vectors[positions] @ queries.T).max(axis=1), atol=0.01)
 
 
 def test_past_the_exact_size_the_bits_preselect_rows_and_keep_most_of_the_exact_top(
@@ -304,38 +286,6 @@ def test_an_empty_index_finds_nothing() -> None:
     assert replace(ColdScope(), tags=("a",)).tags == ("a",)
 
 
-def test_a_saved_index_opens_mapped_and_finds_what_the_index_it_was_saved_from_finds(tmp_path: Path) -> None:
-    rng = np.random.default_rng(9)
-    table = rows(range(400), rng, terms={n: f"w{n % 13} shared" for n in range(400)}, tags=("t",))
-    index = ColdIndex(DIM)
-    index.load(batches(table, 100))
-    index.remove([rid(5)])
-    assert index.save(tmp_path / "saved", {"table": "cold", "seen": 7})
-
-    opened = ColdIndex.open_saved(tmp_path / "saved", {"table": "cold"})
-    assert opened is not None and opened.saved_seen == 7
-    assert mapped(opened.codes)  # mapped, not read whole
-    query = rng.normal(size=(1, DIM)).astype(np.float32)
-
-    def found(of: ColdIndex) -> list[tuple[str, float, float]]:
-        hits = of.search(query, ["w3", "shared"], 30, ColdScope(tags=("t",)))
-        return sorted((c.id, round(c.cosine, 5), round(c.words, 5)) for c in hits.candidates)
-
-    assert found(opened) == found(index)
-    assert opened.position(rid(5)) == -1 and opened.position(rid(6)) >= 0
-    assert opened.records([rid(1), rid(5), rid(399)]) == index.records([rid(1), rid(399)])  # 5 was removed
-    assert opened.mapped_from is not None and opened.records([rid(1)])[0].content == "w1 shared"
-    opened.put(rows([1_000], rng))  # grows past the mapped arrays into memory
-    opened.remove([rid(6)])
-    assert opened.position(rid(1_000)) >= 0 and opened.position(rid(6)) == -1
-    assert [r.id for r in opened.records([rid(1_000), rid(6), rid(2)])] == [rid(1_000), rid(2)]
-
-    assert ColdIndex.open_saved(tmp_path / "saved", {"table": "other"}) is None  # another table's copy
-    assert ColdIndex.open_saved(tmp_path / "nothing", {"table": "cold"}) is None
-    index.put(rows([2_000], rng))
-    assert not index.save(tmp_path / "again", {})  # rows added since the load: only full reads are saved
-
-
 def test_records_come_whole_from_the_index_and_a_forget_takes_their_fields_out_of_memory_and_off_the_map(
     tmp_path: Path,
 ) -> None:
@@ -347,8 +297,8 @@ def test_records_come_whole_from_the_index_and_a_forget_takes_their_fields_out_o
         id=rid(7), content="word0 common", tier=Tier.COLD, kind=Kind.NOTE, protected=False,
         occurred_at=T0, created_at=T0, tags=("trip", "boat"),
     )  # fmt: skip
-    assert index.save(tmp_path / "saved", {"seen": 1})
-    opened = ColdIndex.open_saved(tmp_path / "saved", {})
+    assert save_cold(index, tmp_path / "saved", {"seen": 1})
+    opened = open_cold(tmp_path / "saved", {})
     assert opened is not None and mapped(opened.bits)
     position = opened.position(rid(7))
     opened.forget([rid(7)])

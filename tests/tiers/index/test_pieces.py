@@ -18,9 +18,11 @@ import pytest
 
 from tests.helpers import T0
 from tiers.index import signs
-from tiers.index import store as store_module
+from tiers.index import synced as synced_module
 from tiers.index.pieces import Pieces, piece_scores
+from tiers.index.store import PIECES_DONE
 from tiers.memory import Memory, MemorySettings
+from tiers.model import embedder as embedder_module
 from tiers.model.embedder import FastEmbedder, pieces
 from tiers.namespace import backfill
 from tiers.recall.rank import RecallSettings
@@ -57,7 +59,8 @@ OTHERS = [
     "Library books are due back on Friday; two of them can be renewed online.",
 ]
 QUERY = "what must Marta do before the conference"
-BY_MEANING = RecallSettings().without("text_weight")  # words off: the note shares "Marta" and "conference"
+# Words off, and the names the query writes: the note shares "Marta" and "conference".
+BY_MEANING = RecallSettings().without("text_weight", "names_first")
 
 
 def _memory(folder: Path, embedder: FastEmbedder, recall: RecallSettings = BY_MEANING) -> Memory:
@@ -118,7 +121,7 @@ def test_long_notes_sent_cold_are_found_by_their_best_piece_and_come_back_with_t
 def test_a_restarted_process_finds_long_notes_by_their_pieces_from_the_saved_indexes(
     tmp_path: Path, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store_module, "SAVED_FROM", 1)  # every full read saved for the next process
+    monkeypatch.setattr(synced_module, "SAVED_FROM", 1)  # every full read saved for the next process
     memory = _memory(tmp_path / "ns", embedder)
     notes = _stored(memory)
     memory.recall(QUERY, T0)  # the warm tier read whole, and saved
@@ -253,7 +256,7 @@ def test_the_sweep_gives_long_memories_stored_before_pieces_their_pieces_in_both
         assert old.sweep(later).pieces_filled == 1
         assert old.sweep(later).pieces_filled == 1
         assert old.sweep(later).pieces_filled == 0
-        assert json.loads((folder / "store.json").read_text())[PIECES] is True  # no pass looks again
+        assert json.loads((folder / "store.json").read_text())[PIECES] == PIECES_DONE  # no pass looks again
 
         # By their best piece; by their means alone, as they were, neither ranked first (tried once by hand).
         assert _first(old, later, tiers=[Tier.COLD]) == cold
@@ -277,6 +280,45 @@ def test_the_sweep_gives_long_memories_stored_before_pieces_their_pieces_in_both
         assert _first(again, later, tiers=[Tier.COLD]) == cold and _first(again, later, tiers=[Tier.WARM]) == warm
     finally:
         again.close()
+
+
+# Minutes in Chinese, written without a space (about 270 characters, two pieces); the end is asked about.
+_ZH_NOTES = (
+    "厨房装修会议：橱柜布局再次确认，水槽移到窗下，台面用浅灰色石英石，供应商需要两周时间。" * 3
+    + "花园委员会讨论了春季种植计划，番茄种在南边篱笆旁。" * 2
+    + "最后一项：玛尔塔的护照三月十二日到期，她必须在里斯本会议之前续签。"
+)
+
+
+def test_a_long_chinese_memory_stored_as_one_word_gets_its_pieces_at_the_next_sweep_and_is_excerpted(
+    tmp_path: Path, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before words were counted by script, such a memory was one word: embedded whole, never cut, and its
+    store marked as having every piece. The sweep looks once more and gives it its pieces."""
+    folder = tmp_path / "ns"
+    with monkeypatch.context() as patched:
+        patched.setattr(embedder_module, "PIECE_WORDS", 10_000)  # as one word, it was stored without pieces
+        memory = _memory(folder, embedder, RecallSettings())
+        notes = memory.remember([MemoryIn(content=t) for t in [*OTHERS, _ZH_NOTES]], T0)[-1].id
+        memory.close()
+    meta = json.loads((folder / "store.json").read_text())
+    (folder / "store.json").write_text(json.dumps(meta | {PIECES: True}))
+    assert len(pieces(_ZH_NOTES)) == 2
+
+    memory = _memory(folder, embedder, RecallSettings())
+    try:
+        assert memory.sweep(T0).pieces_filled == 1
+        assert memory.sweep(T0).pieces_filled == 0
+        assert json.loads((folder / "store.json").read_text())[PIECES] == PIECES_DONE
+
+        packed = memory.recall("玛尔塔的护照什么时候到期？", T0, limit=3, max_tokens=220)
+
+        assert packed.tokens <= 220
+        [hit] = [h for h in packed.hits if h.record.id == notes]
+        assert hit.excerpt is not None and hit.excerpt.last == hit.excerpt.words == len(_ZH_NOTES)
+        assert hit.excerpt.text in _ZH_NOTES and "玛尔塔的护照三月十二日到期" in packed.text
+    finally:
+        memory.close()
 
 
 def test_pieces_score_each_owner_by_its_best_piece_among_those_kept() -> None:

@@ -18,7 +18,7 @@ from tiers.index import signs
 from tiers.index import warm as warm_module
 from tiers.index.bm25 import K1 as BM25_K1
 from tiers.index.bm25 import B as BM25_B
-from tiers.index.store import _table
+from tiers.index.columns import rows_table as _table
 from tiers.index.warm import Row, Scope, WarmIndex
 from tiers.records import Kind, Record, Tier
 from tiers.text.terms import length
@@ -314,7 +314,7 @@ def test_sign_codes_are_made_when_first_asked_and_kept_right_through_loads_puts_
         distance[~idx.alive[: idx.size]] = 10**6
         cut = np.sort(distance)[29]
         assert set(found.tolist()) == set(np.flatnonzero(distance <= cut).tolist())
-        return {idx._ids[p] for p in found}  # type: ignore[misc]
+        return {idx.ids[p] for p in found}  # type: ignore[misc]
 
     nearest_as_exact_codes_say(index)  # codes made for the loaded rows
     index.put(rows[600:1_200])  # grown past the capacity the codes were made for
@@ -337,8 +337,9 @@ def test_a_tag_scope_reads_the_loaded_rows_tags_in_bulk_and_the_replaced_ones_fr
 
     wanted = {r.record.id for r in rows if "a" in r.record.tags} - {rows[3].record.id, rows[6].record.id}
     wanted |= {rows[1].record.id}
-    assert {index._ids[p] for p in np.flatnonzero(index.mask(Scope(tags=("a",))))} == wanted
-    assert len(index._rows) == 10 + 2  # the added rows and the two replaced: no loaded row was made to read its tags
+    assert {index.ids[p] for p in np.flatnonzero(index.mask(Scope(tags=("a",))))} == wanted
+    # the added rows and the two replaced: no loaded row was made to read its tags
+    assert len(index.rows.made) == 10 + 2
 
 
 def test_every_live_row_is_read_in_batches_without_keeping_the_loaded_ones_made(
@@ -358,7 +359,7 @@ def test_every_live_row_is_read_in_batches_without_keeping_the_loaded_ones_made(
     assert live[1].record.tags == ("new",)  # the replaced fields, not the loaded ones
     assert [r.record.content for r in live] == [r.record.content for r in expected]
     assert all(np.allclose(a.vector, b.vector) for a, b in zip(live, expected, strict=True))
-    assert len(index._rows) == 10 - 1 + 1  # the added rows (one removed) and the replaced one
+    assert len(index.rows.made) == 10 - 1 + 1  # the added rows (one removed) and the replaced one
 
 
 def test_each_rows_cosine_to_the_next_in_its_episode_is_kept_while_that_link_is() -> None:

@@ -52,3 +52,87 @@ def test_the_agents_kind_hint_wins_over_the_rules() -> None:
     assert classify("I am allergic to peanuts", Kind.NOTE) == Classified(Kind.NOTE, False)
     assert classify("Deploys happen on Tuesdays", Kind.CONSTRAINT) == Classified(Kind.CONSTRAINT, True)
     assert classify("My name is Ana", Kind.IDENTITY).key is None
+
+
+@pytest.mark.parametrize(
+    ("content", "kind"),
+    [
+        ("My colleague Priya is allergic to kiwi.", Kind.NOTE),  # her health, not the user's
+        ("The user's coworker Sam never drinks coffee.", Kind.NOTE),
+        ("My daughter is allergic to peanuts.", Kind.RELATIONSHIP),  # a fact about the user's family
+        ("My boss never answers email on Fridays.", Kind.RELATIONSHIP),
+        ("My son and I are allergic to tree nuts.", Kind.HEALTH),
+        ("I'm allergic to my cat, sadly.", Kind.HEALTH),
+    ],
+)
+def test_what_someone_of_the_users_has_is_not_the_users_own_fact(content: str, kind: Kind) -> None:
+    assert classify(content).kind is kind
+
+
+@pytest.mark.parametrize(
+    ("content", "kind", "name"),
+    [
+        ("我对花生过敏，吃一点就会起疹子。", Kind.HEALTH, None),
+        ("我是 O 型血。", Kind.HEALTH, None),
+        ("我叫王伟，在上海工作。", Kind.IDENTITY, None),
+        ("我女儿叫林小雨，今年六岁了。", Kind.RELATIONSHIP, None),
+        ("我最喜欢的馆子是胡大饭馆。", Kind.PREFERENCE, None),
+        ("私は卵アレルギーがあります。", Kind.HEALTH, None),
+        ("妹の名前は美咲です。", Kind.RELATIONSHIP, None),
+        ("Soy alérgico a la penicilina.", Kind.HEALTH, None),
+        ("Me llamo Lucía García y vivo en Sevilla.", Kind.IDENTITY, "Lucía García"),
+        ("Mi hermano Pablo se casa en junio.", Kind.RELATIONSHIP, None),
+        ("Prefiero las reuniones por la tarde.", Kind.PREFERENCE, None),
+        ("Ich bin allergisch gegen Haselnüsse.", Kind.HEALTH, None),
+        ("Ich heiße Jonas Weber.", Kind.IDENTITY, "Jonas Weber"),
+        ("Meine Tochter heißt Mia.", Kind.RELATIONSHIP, None),
+        ("Je suis allergique aux arachides.", Kind.HEALTH, None),
+        ("Je m'appelle Camille Durand.", Kind.IDENTITY, "Camille Durand"),
+        ("Je préfère le train à l'avion.", Kind.PREFERENCE, None),
+        ("У меня аллергия на орехи.", Kind.HEALTH, None),
+        ("Меня зовут Анна.", Kind.IDENTITY, "Анна"),
+        ("Моя дочь учится в Казани.", Kind.RELATIONSHIP, None),
+        ("لدي حساسية من الفول السوداني.", Kind.HEALTH, None),
+        ("اسمي أحمد وأعيش في عمّان.", Kind.IDENTITY, None),
+        ("ابنتي تدرس في القاهرة.", Kind.RELATIONSHIP, None),
+    ],
+)
+def test_first_person_durable_facts_in_other_languages_are_kept_as_in_english(
+    content: str, kind: Kind, name: str | None
+) -> None:
+    found = classify(content)
+
+    assert (found.kind, found.durable, found.value) == (kind, True, name)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Mi compañero Javier es alérgico a los frutos secos.",
+        "Mon collègue Thomas est allergique aux fruits de mer.",
+        "Meine Kollegin Sabine verträgt keine Milchprodukte.",
+        "У Олега аллергия на кошачью шерсть.",
+        "زميلي خالد لديه حساسية من البيض.",
+        "同僚の佐藤さんはエビアレルギーなので、お店選びは要注意。",
+        "同事小王对花生过敏。",
+        "أفضل شاورما في الحي عند مطعم أبو علي.",  # "the best", not "I prefer"
+        "나는 땅콩 알레르기가 있어요.",  # Korean: not understood, never misread or failing
+        "मुझे मूंगफली से एलर्जी है।",
+        "Έχω αλλεργία στα φιστίκια.",
+        "🎉🎉🎉",
+    ],
+)
+def test_facts_of_other_people_and_languages_without_rules_are_notes(content: str) -> None:
+    assert classify(content) == Classified(Kind.NOTE, False)
+
+
+def test_a_long_chinese_memory_is_notes_whatever_it_says_in_the_first_person() -> None:
+    assert classify("我对花生过敏。" * 22).kind is Kind.NOTE  # 154 characters, each a word
+
+
+def test_no_ordinary_note_of_the_multilingual_set_is_taken_for_a_durable_fact() -> None:
+    from tests.bench.multilingual import ordinary
+
+    durable = [note.text for note in ordinary() if classify(note.text).durable]
+
+    assert durable == []

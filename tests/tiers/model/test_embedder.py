@@ -14,7 +14,7 @@ import pytest
 from tests.helpers import T0
 from tiers.memory import Memory, MemorySettings
 from tiers.model import embedder as embedder_module
-from tiers.model.embedder import PIECE_OVERLAP, PIECE_WORDS, FastEmbedder, embed_memories, pieces
+from tiers.model.embedder import PIECE_OVERLAP, PIECE_WORDS, FastEmbedder, embed_memories, is_long, pieces
 from tiers.recall.rank import RecallSettings
 from tiers.records import MemoryIn
 
@@ -51,6 +51,52 @@ def test_a_text_past_the_piece_size_is_cut_into_overlapping_pieces_that_cover_ev
     assert pieces("a short note") == ["a short note"]
 
 
+def _pieces_at_whitespace(text: str) -> list[str]:
+    """Pieces as they were cut before words were counted by script: at whitespace alone."""
+    words = text.split()
+    if len(words) <= PIECE_WORDS:
+        return [text]
+    step = PIECE_WORDS - PIECE_OVERLAP
+    return [" ".join(words[start : start + PIECE_WORDS]) for start in range(0, len(words) - PIECE_OVERLAP, step)]
+
+
+def test_english_memories_are_cut_and_embedded_exactly_as_before_words_were_counted_by_script(
+    embedder: FastEmbedder,
+) -> None:
+    """Stored vectors of English memories must not change, or every store would need re-embedding."""
+    texts = [
+        f"{_KITCHEN} {_TRIP}",
+        *_OTHERS,
+        "We met at the café – the “usual” place 🎉\n\tthen walked home. " * 30,
+        " ".join(["word"] * PIECE_WORDS),
+        " ".join(["word"] * (PIECE_WORDS + 1)),
+    ]
+    for text in texts:
+        assert pieces(text) == _pieces_at_whitespace(text)
+        assert is_long(text) is (len(text.split()) > PIECE_WORDS)
+
+    made = embed_memories(embedder, texts)
+
+    cut = [_pieces_at_whitespace(text) for text in texts]
+    flat = embedder.embed([piece for p in cut for piece in p])
+    at = 0
+    for row, p in enumerate(cut):
+        mean = flat[at : at + len(p)].mean(axis=0)
+        assert np.array_equal(made.vectors[row], mean / max(float(np.linalg.norm(mean)), 1e-12))
+        at += len(p)
+
+
+def test_a_long_chinese_memory_is_cut_into_pieces_of_characters() -> None:
+    text = "我们讨论了厨房装修的细节。" * 35  # 455 characters, no space
+    assert len(text.split()) == 1 and is_long(text)
+
+    cut = pieces(text)
+
+    assert [len(p) for p in cut] == [PIECE_WORDS, PIECE_WORDS, PIECE_WORDS, 455 - 3 * (PIECE_WORDS - PIECE_OVERLAP)]
+    assert cut[0] == text[:PIECE_WORDS] and cut[1] == text[120:270] and cut[-1].endswith(text[-20:])
+    assert not is_long("我对花生过敏。" * 21) and is_long("我对花生过敏。" * 22)  # 147 and 154 characters
+
+
 def test_short_memories_are_embedded_as_the_model_embeds_them(embedder: FastEmbedder) -> None:
     texts = ["a short note", " ".join(["word"] * PIECE_WORDS)]
     made = embed_memories(embedder, texts)
@@ -83,7 +129,8 @@ def test_recall_by_meaning_finds_what_the_end_of_a_long_note_says(
     """By meaning alone (words off), the long note ranks first; embedded truncated (the premise), it does not."""
     if not in_pieces:
         monkeypatch.setattr(embedder_module, "PIECE_WORDS", 10_000)
-    memory = Memory(tmp_path / "ns", embedder, MemorySettings(recall=RecallSettings().without("text_weight")))
+    off = RecallSettings().without("text_weight", "names_first")  # words, and the names the query writes, off
+    memory = Memory(tmp_path / "ns", embedder, MemorySettings(recall=off))
     try:
         stored = memory.remember([MemoryIn(content=t) for t in [*_OTHERS, f"{_KITCHEN} {_TRIP}"]], T0)
         first = memory.recall(_QUERY, T0, limit=3).hits[0].record.id

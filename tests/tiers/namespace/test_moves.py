@@ -123,9 +123,9 @@ def test_forget_leaves_no_file_in_the_namespace_holding_a_word_of_the_text_while
     memory: Memory, path: str, copies: bool, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if copies:  # every full read of an index saves its copy (from 1,000 rows in use), text included
-        from tiers.index import store as store_module
+        from tiers.index import synced as synced_module
 
-        monkeypatch.setattr(store_module, "SAVED_FROM", 1)
+        monkeypatch.setattr(synced_module, "SAVED_FROM", 1)
     folder = memory.folder
     # Durable facts that stay warm, enough that the two notes leaving are under a tenth of the warm file's rows.
     allergies = [MemoryIn(content=f"I am allergic to the pollen of tree species {i}") for i in range(24)]

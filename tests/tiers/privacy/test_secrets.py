@@ -103,6 +103,17 @@ def test_ordinary_text_with_hashes_ids_versions_and_urls_is_no_secret(text: str)
     assert find_secrets(text) == []
 
 
+def test_no_memory_or_question_of_the_multilingual_set_is_taken_for_a_credential() -> None:
+    """Every note, fact and question in eight languages and six scripts (tests/bench/multilingual.py): long CJK runs,
+    Arabic, Cyrillic, product codes and plate numbers among them."""
+    from tests.bench.multilingual import facts, ordinary, questions
+
+    texts = [n.text for n in ordinary()] + [f.text for f in facts()] + [q.text for q in questions()]
+
+    assert len(texts) > 1_900
+    assert [(text, find_secrets(text)) for text in texts if find_secrets(text)] == []
+
+
 def test_a_finding_names_the_kind_of_credential_and_redact_leaves_a_marker_that_is_never_found_again() -> None:
     text = SAMPLES["aws-access-key"][0]
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tiers.index.cold import ColdHits, ColdIndex, ColdScope
-from tiers.index.store import _table as store_table
+from tiers.index.columns import rows_table as store_table
 from tiers.index.warm import Row, Scope, WarmIndex
 from tiers.memory import Memory, MemorySettings
 from tiers.model.embedder import FastEmbedder, embed_queries
@@ -554,6 +554,32 @@ def test_a_long_hit_over_the_budget_is_shown_by_its_nearest_piece_marked_as_an_e
     assert cut.whole_tokens > 300 >= packed.tokens
 
 
+def test_a_long_chinese_hit_over_the_budget_is_shown_by_an_excerpt_cut_on_characters() -> None:
+    chars = [chr(0x4E00 + i) for i in range(400)]  # one word each: pieces start at characters 0, 120, 240, 360
+    long = Ranked(_record(1, "".join(chars)), 1.0, 0.5, piece_cosines=(0.1, 0.2, 0.9, 0.3))
+
+    packed = pack([long], {}, 10, 300, grouped=True)
+
+    cut = packed.hits[0].excerpt
+    assert cut is not None and (cut.first, cut.last, cut.words) == (241, 390, 400)
+    assert cut.text == "".join(chars[240:390]) and cut.text in packed.text
+    assert cut.whole_tokens >= 400 and packed.tokens <= 300
+
+
+@pytest.mark.parametrize("max_tokens", [32, 57, 256])
+@pytest.mark.parametrize("line", ["我对花生过敏。", "У меня аллергия на арахис.", "لدي حساسية من الفول السوداني."])
+def test_packed_text_in_another_script_never_passes_the_budget_counted_by_script(max_tokens: int, line: str) -> None:
+    when = datetime(2026, 3, 1, tzinfo=UTC)
+    profile = {"名字": Entry("王伟", when)}
+    for count in (1, 3, 40):
+        hits = [Ranked(_record(i, line * (1 + i % 5), day=i % 4), 1.0, 0.9) for i in range(count)]
+
+        packed = pack(hits, profile, 50, max_tokens, grouped=True)
+
+        assert packed.tokens <= max_tokens and len(packed.hits) + packed.left_out == count
+        assert packed.tokens > -(-len(packed.text) // 4)  # more than its characters counted as English
+
+
 def test_an_excerpt_takes_in_the_nearer_neighbouring_piece_where_the_budget_left_holds_both() -> None:
     words = [f"w{i}" for i in range(800)]  # ~1,200 tokens in 7 pieces: words 1-150, 121-270, 241-390, ...
     cosines = (0.1, 0.6, 0.9, 0.3, 0.1, 0.1, 0.1)  # the third nearest, then the second
@@ -626,3 +652,59 @@ def test_the_users_facts_of_a_kind_are_listed_only_for_a_query_about_the_user(me
     assert memory.recall(team, DAY, limit=3).hits[0].record.content.startswith("Amara")
     mine = memory.recall("what is my identity?", DAY, limit=3).hits
     assert {h.record.content for h in mine[:2]} == {f.content for f in facts}
+
+
+def test_the_names_a_query_writes_with_a_capital_letter_are_what_it_asks_about() -> None:
+    assert ranking.named("Where does Ana live?") == {"ana"}
+    assert ranking.named("Atlas web framework") == {"atlas"}
+    assert ranking.named("When did Caroline go to the LGBTQ support group?") == set(words("Caroline LGBTQ"))
+    assert ranking.named("Where do I live? I'm asking for my records") == set()  # "I" and question words: no names
+    assert ranking.named("what is my usual drink") == set()
+
+
+def test_capitals_name_nothing_in_german_and_not_a_question_word_in_other_languages() -> None:
+    assert ranking.named("Wo wohnt Anna jetzt mit ihrem Hund?") == set()  # German capitalises every noun
+    assert ranking.named("¿Dónde vive Ana ahora?") == set(words("Ana"))  # "Dónde" opens the question
+    assert ranking.named("Où habite Marie maintenant ?") == set(words("Marie"))
+    assert ranking.named("安娜住在哪里？") == set()  # no capitals in the script
+
+
+def test_the_hits_holding_the_querys_names_go_first_each_part_in_its_order() -> None:
+    def hit(i: int, content: str) -> Ranked:
+        return Ranked(Record(f"{i:012x}", content, Tier.WARM, Kind.NOTE, False, DAY, DAY), 1.0 - i / 20, 0.5)
+
+    ranked = [
+        hit(0, "Sam's usual drink is a cortado."),
+        hit(1, "Noor's usual drink is a flat white."),
+        hit(2, "Ana only orders chai lately."),
+        hit(3, "Lunch with Sam near the office."),
+        hit(4, "Ana's bike is a Brompton."),
+        *[hit(i, f"Chore {i}: pay the bills.") for i in range(5, 12)],
+        hit(12, "Ana joined the choir."),  # past the window: stays where it is
+    ]
+    moved = ranking.named_first("Ana usual drink", ranked)
+    assert [h.record.content for h in moved[:3]] == [
+        "Ana only orders chai lately.",
+        "Ana's bike is a Brompton.",
+        "Sam's usual drink is a cortado.",
+    ]
+    assert moved[10:] == ranked[10:]
+    assert ranking.named_first("usual drink", ranked) == ranked  # no name asked: nothing moves
+    assert ranking.named_first("Zed usual drink", ranked) == ranked  # no hit holds it: nothing moves
+
+
+def test_another_persons_fact_in_the_query_s_words_does_not_answer_for_the_person_asked_about(
+    memory: Memory,
+) -> None:
+    """Two of the query's three words match Sam's and Noor's facts; the person asked about says it in other words."""
+    facts = [
+        "Sam's usual drink is a cortado.",
+        "Noor's usual drink is a flat white.",
+        "Ana only orders chai lately.",
+        "Ana's bike is a Brompton.",
+    ]
+    memory.remember([MemoryIn(content=c) for c in [*facts, *_CHORES]], DAY)
+    asked = "Ana usual drink"
+    assert memory.recall(asked, DAY, limit=3).hits[0].record.content == "Ana only orders chai lately."
+    memory.settings = replace(memory.settings, recall=replace(memory.settings.recall, names_first=False))
+    assert memory.recall(asked, DAY, limit=3).hits[0].record.content != "Ana only orders chai lately."

@@ -114,3 +114,40 @@ def test_a_question_in_the_past_tense_asks_what_happened_then() -> None:
         assert updates.asks_past(past), past
     for now in ("Where does Goran live?", "What is our rate limit?", "Atlas offsite date", "my diet"):
         assert not updates.asks_past(now), now
+
+
+def test_the_later_word_chosen_is_the_one_that_answers_the_query_before_the_one_most_alike() -> None:
+    """Two later memories may update the older one: one nearly its twin in meaning (another service's lead, in the
+    same words) and one less alike that answers the question asked. Closeness to the query weighs more."""
+    old = record("a" * 12, "The billing service's on-call lead is Priya", JAN)
+    twin = record("b" * 12, "The search service's on-call lead is Omar", JAN + timedelta(days=30))
+    answer = record("c" * 12, "The billing service's on-call is led by Marek", JAN + timedelta(days=150))
+    vectors = np.stack([unit(1, 0, 0), unit(0.9, np.sqrt(1 - 0.81), 0), unit(0.62, 0, np.sqrt(1 - 0.62**2))])
+    relevance = [0.8, 0.55, 0.75]  # each one's cosine to "who leads the billing on-call?"
+
+    placed, marks = updates.later_first([old, twin, answer], vectors, relevance)
+
+    assert marks[0].id == answer.id and placed[0] == 2
+
+
+def test_a_later_memory_that_says_it_changed_goes_before_a_note_as_close() -> None:
+    old = record("a" * 12, "The billing service's on-call lead is Priya", JAN)
+    note = record("b" * 12, "Priya reviewed the billing service dashboards", JAN + timedelta(days=60))
+    update = record("c" * 12, "Priya went on leave; Marek leads the billing on-call now", JAN + timedelta(days=150))
+    vectors = np.stack([unit(1, 0, 0), unit(0.7, np.sqrt(1 - 0.49), 0), unit(0.65, 0, np.sqrt(1 - 0.65**2))])
+
+    placed, marks = updates.later_first([old, note, update], vectors, [0.7, 0.6, 0.6])
+
+    assert marks == {0: updates.Later(update.id, update.occurred_at)} and placed == [2, 1, 0]
+
+
+def test_everyday_words_that_say_something_changed() -> None:
+    for said in (
+        "Done: the service is on Kafka, the move finished Friday",
+        "New address for Ana, since the move",
+        "Ana has settled in Porto",
+        "Say hi to Miso, the cat we took in last month",
+    ):
+        assert updates.says_change(said), said
+    for plain in ("The cat is called Miso", "Lunch with Ana in Porto", "The service is built on RabbitMQ"):
+        assert not updates.says_change(plain), plain

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from py_rust_stemmers import SnowballStemmer
 
+from tiers.text import languages
 from tiers.text.terms import STOP_WORDS, words
 
 _OLD_STEMMER = SnowballStemmer("english")
@@ -55,3 +57,61 @@ def test_german_french_russian_arabic_get_their_own_stemmers() -> None:
 
 def test_a_script_without_a_known_language_is_not_stemmed() -> None:
     assert words("मेरी बेटी दिल्ली में रहती है") == ["मेरी", "बेटी", "दिल्ली", "में", "रहती", "है"]
+
+
+# English as people and agents write it, with the traps the Latin-script vote could fall into: borrowed accents,
+# names with an apostrophe, a French phrase in passing, German or Spanish words in titles.
+_ENGLISH_TRAPS = [
+    "I'm allergic to peanuts, so please never book a Thai place without checking.",
+    "Caroline: It went great – they approved my application last week!",
+    "We met D'Angelo at the café near the station; the espresso was “fine”.",
+    "Crème brûlée at Café Müller was the best dessert of the trip.",
+    "I met Ayer at the bar and we talked about the Die Hard screening.",
+    "She said c'est la vie and left the meeting early.",
+    "L'Oréal shares fell after the report; rock n' roll never dies.",
+    "Mi casa es su casa, as the saying goes, and the señor agreed.",
+    "Los Angeles traffic was terrible, we were late for the Dodgers game.",
+    "The naïve approach failed; the résumé parser needs a rewrite.",
+    "Eine kleine Nachtmusik played at the wedding, which I loved.",
+    "La La Land is on TV tonight at 8.",
+    "The recipe calls for pâté, jalapeño and a pinch of za'atar.",
+    "Von Neumann architecture is covered in chapter 4 of the course.",
+]
+
+
+def test_english_with_borrowed_words_and_accents_is_still_read_as_english() -> None:
+    for text in _ENGLISH_TRAPS:
+        _, latin = languages.split(text)
+        assert languages.latin_language(latin, STOP_WORDS, text) is None, text
+        if text.isascii():
+            assert words(text) == _old_words(text), text
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("Où se tient le séminaire d'équipe ?", "fr"),  # le and se vote Spanish too: the elision and ù settle it
+        ("Sandrine déménage à Marseille le mois prochain.", "fr"),
+        ("J'écoute les podcasts en vitesse 1,5.", "fr"),
+        ("Mathieu m'a conseillé Elasticsearch, à regarder quand j'aurai le temps.", "fr"),
+        ("Le poisson rouge de Julien s'appelle Bulle.", "fr"),
+        ("Elena me recomendó Docker; a ver si lo miro con calma.", "es"),
+        ("¿Dónde trabaja Sam?", "es"),
+        ("¿Cuándo cumple años Andrés?", "es"),
+        ("Onkel Heinz fährt seit zwanzig Jahren einen beigen Mercedes.", "de"),
+        ("Bis wann muss Lena die Bachelorarbeit einreichen?", "de"),
+        ("Wohin geht die Reise im August?", "de"),
+        ("Eu moro em São Paulo com a minha família.", "pt"),
+        ("L'amico di Marco è arrivato.", "it"),
+    ],
+)
+def test_short_texts_are_told_apart_by_elisions_and_the_letters_only_their_language_writes(
+    text: str, language: str
+) -> None:
+    _, latin = languages.split(text)
+    assert languages.latin_language(latin, STOP_WORDS, text) == language
+
+
+def test_the_letters_a_french_elision_leaves_are_not_search_terms() -> None:
+    assert words("Où se tient le séminaire d'équipe ?") == ["tient", "seminair", "equip"]
+    assert "qu" not in words("Qu'est-ce qu'il a dit sur l'école ?")
