@@ -57,7 +57,7 @@ def default_home(env: Mapping[str, str]) -> Path:
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything the server is told by its host; see the README's Configuration table."""
+    """Everything the server is told by its host; see the README's configuration table."""
 
     home: Path
     namespace: str = "default"
@@ -142,7 +142,7 @@ class Settings:
             "hot_cap_tokens": cap,
             "hot_idle_days": idle,
             "project_away_days": _number(env, "MEMTIERS_PROJECT_AWAY_DAYS", HeatRules.project_away_days, float),
-            "log_level": (env.get("MEMTIERS_LOG_LEVEL") or "WARNING").upper(),
+            "log_level": _log_level(env),
             "cold_uri": env.get("MEMTIERS_COLD_URI") or None,
             "storage_options": _object_storage(env),
             "http_tokens": _http_tokens(env),
@@ -189,6 +189,16 @@ def _model(env: Mapping[str, str]) -> str:
     if lacking is not None:
         raise ConfigError(f"MEMTIERS_EMBED_MODEL={raw}: {lacking}")
     return catalog.canonical(raw)
+
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def _log_level(env: Mapping[str, str]) -> str:
+    level = (env.get("MEMTIERS_LOG_LEVEL") or "WARNING").strip().upper()
+    if level not in LOG_LEVELS:
+        raise ConfigError(f"MEMTIERS_LOG_LEVEL={env['MEMTIERS_LOG_LEVEL']!r}: one of {', '.join(LOG_LEVELS)}")
+    return level
 
 
 def _flag(env: Mapping[str, str], name: str, default: bool = False) -> bool:

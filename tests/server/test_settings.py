@@ -78,6 +78,7 @@ def test_recall_reranks_only_when_told_how_many(tmp_path: Path) -> None:
         ({"MEMTIERS_HOT_CAP_TOKENS": "-5"}, "MEMTIERS_HOT_CAP_TOKENS must be above zero"),
         ({"MEMTIERS_HOT_CAP_TOKENS": "1.5"}, "MEMTIERS_HOT_CAP_TOKENS='1.5' is not a number"),
         ({"MEMTIERS_PROFILE_CARRIED": "maybe"}, "MEMTIERS_PROFILE_CARRIED='maybe' is not valid: use 1 or 0"),
+        ({"MEMTIERS_LOG_LEVEL": "loud"}, "MEMTIERS_LOG_LEVEL='loud': one of DEBUG, INFO, WARNING, ERROR, CRITICAL"),
     ],
 )
 def test_a_bad_setting_is_refused_naming_the_variable(tmp_path: Path, env: dict[str, str], problem: str) -> None:

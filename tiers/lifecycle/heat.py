@@ -14,7 +14,7 @@ from datetime import datetime
 
 @dataclass(frozen=True)
 class HeatRules:
-    """The constants of heat and of the moves it drives (published in the README)."""
+    """The constants of heat and of the moves it drives (published in docs/tiers.md)."""
 
     use_weight: float = 1.0
     repeat_weight: float = 2.0

@@ -1,7 +1,7 @@
 """Projects in the hot profile: the current project's standing decisions are carried every turn, another's are not.
 
 An agent keys the project it works on as `current_project` and a project's standing decisions as
-`project.<name>.<topic>` (the README and the profile tool say so). The profile is what the model reads every
+`project.<name>.<topic>` (docs/tiers.md and the profile tool say so). The profile is what the model reads every
 turn; a project that has not been current for `HeatRules.project_away_days` has no business there, however often
 its decisions were asked about (each match in a recall counts as a use, so the idle rule alone kept a finished
 project's decisions hot all year). The timer moves them down to warm, protected and logged ("project_away"), and

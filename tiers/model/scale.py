@@ -12,8 +12,7 @@ read it: ranking uses each model's own cosines (its order within a query does no
 and the fusion with words reads each ranking's scores from its median to its best).
 
 Subtracting the common direction from every vector (and normalising again) brought the floor down too, but
-changed e5's order of memories for a query: on LoCoMo's first four conversations, the evidence ranked first by
-meaning alone for 22.9% of questions, against 25.3% with e5's own vectors.
+changed e5's order of memories for a query, and found less (docs/recall.md).
 
 The factors are fitted on NEUTRAL, thirty ordinary English sentences and questions on unrelated subjects written
 for this (never benchmark data), by `python -m tests.bench.cosine_scale`: for each kind of pair, the median

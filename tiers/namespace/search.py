@@ -4,12 +4,8 @@ Both tiers are searched in memory (tiers/index/warm.py, tiers/index/cold.py) by 
 rows found join the warm ones in one pool, ranked together, the rows stored just before and after the
 best cold hits join from the cold index so they can be lent a share of their score as warm ones are,
 and the cold records that rank are taken from the cold index: no read of the tables on the way.
-(Searching cold in a second thread while this one scores warm was measured: no faster on two cores,
-as both wait for the interpreter lock between their numpy passes. Nor was the warm cosine alone, one
-matrix product that lets go of the lock, beside the cold search at 1,000,000 rows: 72.9 against 73.4
-ms p50 over 200 recalls, the cold search slowing from 19 to 33 ms as the two share the memory bus.
-Measured again once a large warm tier was scored by its sign codes, 200 recalls each way, alternating:
-50.3 against 50.4 ms at 1,000,000 rows, 23.1 against 23.9 at 100,000.)
+One thread: searching cold in a second one while this one scores warm was no faster on two cores, as both
+wait for the interpreter lock between their numpy passes and share the memory bus (docs/recall.md).
 """
 
 from __future__ import annotations
@@ -46,7 +42,7 @@ POOL_ALL_UP_TO = 20_000  # warm rows every query ranks in full; past this, only 
 # so every rank that counts in the fusion is the rank among all warm rows.
 WARM_DEPTH = 1_000
 NEAR_KEEP = 2 * WARM_DEPTH  # warm rows the sign codes keep per scope and query form for the exact cosine
-COLD_DEPTH = 200  # cold rows each cold search returns to the pool (LoCoMo after a sweep: 100 lost 0.6 points)
+COLD_DEPTH = 200  # cold rows each cold search returns to the pool (after a sweep, 100 lost evidence)
 
 
 @dataclass(frozen=True)
@@ -199,8 +195,8 @@ class Search:
                 pool.add_candidates(hits.found)
                 if settings.context and len(hits.found):
                     # Read in context, a cold row is found by its neighbour's meaning as a warm one is: the rows
-                    # beside the cold hits by meaning join before the ranking, not only after it (LoCoMo after the
-                    # sweep: 0.761 without them, 0.763 beside the best 50, 0.766 beside all COLD_DEPTH).
+                    # beside the cold hits by meaning join before the ranking, not only after it; beside all
+                    # COLD_DEPTH of them found more than beside the best few (docs/recall.md).
                     best = np.argsort(-hits.found.cosine, kind="stable")[:COLD_DEPTH]
                     pool.add_candidates(store.cold_neighbours(hits, best))
             found = ranking.rank(pool.build(), query.text, settings, limit, query.default, kinds)
@@ -286,7 +282,7 @@ class _WarmPart:
     WARM_DEPTH by meaning, by words and among the durable facts, and the neighbours they lend to. Past
     signs.EXACT_UP_TO as well, meaning is scored only on the rows the sign codes put nearest (in scope and
     among the durable facts), on those that join by words or as neighbours, and on an even sample for the
-    median: at 100,000 warm rows the exact cosine over all of them was 16-19 ms of a recall. Read in context
+    median: at 100,000 warm rows the exact cosine over all of them was most of a recall's time. Read in context
     (RecallSettings.context), a row's cosine is blended with its vector added to a neighbour's, made from the
     two cosines and the index's cosine between the pair; past signs.EXACT_UP_TO with the neighbours scored
     already (a row at the edge of those that join, by its one side; one of the sample, mostly by none).
@@ -654,9 +650,7 @@ def _link_back(prev: np.ndarray, nxt: np.ndarray, size: int) -> np.ndarray:
     A warm row's links in the warm index join it to the warm rows of its episode, skipping those gone cold;
     a row that went cold keeps the ids of its neighbours then, so the cold row in the pool whose nearest
     neighbour is a warm row is that warm row's neighbour on the other side: linked back, the warm row lends it
-    a share of its score and is read in context with it, as before they parted (LoCoMo after a sweep, where the
-    turns left warm are durable facts: recall_all at 1,024 tokens by halves 0.768 / 0.761 -> 0.768 / 0.763,
-    and 0.775 / 0.761 -> 0.778 / 0.767 with the medians over each whole tier). The warm rows relinked.
+    a share of its score and is read in context with it, as before they parted. The warm rows relinked.
     """
     cold = np.arange(size, len(prev))
     for mine, theirs in ((prev, nxt), (nxt, prev)):

@@ -37,10 +37,9 @@ class RecallSettings:
     neighbours: float = 0.75  # share of its score a hit lends the rows stored just before and after it
     reach: int = 2  # how many rows before and after a hit it lends to, the share shrinking with each step
     # Default tiers: share of its score a cold row loses against a warm one. 0: none, and a cold row ranks just
-    # below an equally good warm one only by the pool's order (warm rows first, ties kept in order). A tenth
-    # (the earlier default) cost LoCoMo after a sweep, where the few rows left warm are durable facts rather
-    # than the evidence: 0.763 / 0.758 by halves at 0.1 and 0.05, 0.768 / 0.758 at 0.02, 0.768 / 0.761 at 0;
-    # the simulated year's critical facts asked by situation at k = 10 98% -> 99%, found at the end 96% -> 100%.
+    # below an equally good warm one only by the pool's order (warm rows first, ties kept in order). After a
+    # sweep the rows left warm are mostly durable facts, not the evidence a question needs: any penalty cost
+    # recall there (docs/recall.md, "Why each default is what it is", for this and each figure below).
     cold_penalty: float = 0.0
     shared_words: bool = True  # each tier's BM25 as a share of the query's weight there, so tiers compare
     grouped: bool = True  # one date header per day instead of an id-and-date prefix per line
@@ -58,10 +57,8 @@ class RecallSettings:
     # A row's meaning is also read with its episode neighbours': its cosine takes this share from the cosine
     # of its vector added to a neighbour's (the better side, never below its own), so a reply ("It's like
     # therapy for me") is also found by what the turn before it said ("I signed up for a pottery class").
-    # 0.5 lifts LoCoMo's conversations on both halves in each query form (as asked 0.771 / 0.763 -> 0.780 /
-    # 0.769, in keywords 0.763 / 0.756 -> 0.771 / 0.763, as a topic 0.670 / 0.621 -> 0.680 / 0.639) and
-    # leaves the simulated year's agent-written store where it was (answer in context 99.1% -> 99.0%, its
-    # critical facts asked by situation at k = 10 100 -> 99 of 101). 0: each row read alone.
+    # 0.5 helped conversations in every query form and left an agent-written store where it was. 0: each row
+    # read alone.
     context: float = 0.5
     # A long memory (tiers/index/pieces.py) is scored by meaning as the nearer of its mean and its best piece, so what
     # its end says counts undiluted; off: by the mean of its pieces alone. LoCoMo's turns are all short.
@@ -70,18 +67,15 @@ class RecallSettings:
     # there, marked as an excerpt with its place and the whole's size) instead of being left out.
     excerpts: bool = True
     # Which piece an excerpt shows: its cosine to the query plus this times the share of the query's terms it
-    # holds (a memory found by its words is shown where they are). LoCoMo by session (docs/benchmark.md),
-    # recall_all at 1,024 tokens, conversations 0-3 / 4-6: 0 -> 0.591 / 0.603, 0.3 -> 0.615 / 0.627,
-    # 1 -> 0.622 / 0.634, 3 -> 0.624 / 0.634. 0: by meaning alone.
+    # holds (a memory found by its words is shown where they are); more weight than 1 added nothing. 0: by
+    # meaning alone.
     excerpt_words: float = 1.0
     # How many neighbouring pieces an excerpt may span where the budget left holds them: from the chosen piece
     # toward its nearer neighbour by the same score, while it fits. A fact told across a piece's edge, or just
-    # past it, is shown whole. LoCoMo by session, recall_all at 1,024 tokens, conversations 0-3 / 4-6:
-    # 1 -> 0.622 / 0.634, 2 -> 0.648 / 0.674, 3 -> 0.646 / 0.674. 1: the chosen piece alone.
+    # past it, is shown whole; a third piece added nothing. 1: the chosen piece alone.
     excerpt_span: int = 2
     # Recall's best this many candidates read again by a cross-encoder beside the query (tiers/model/rerank.py) and
-    # reordered by both orders; 0: off. About 13 ms a candidate on 2 cores: LoCoMo by turn at 100, recall_all
-    # at 1,024 tokens 0.780 / 0.769 -> 0.809 / 0.780 by halves, multi-hop 0.271 -> 0.359, p50 1.3 s a recall.
+    # reordered by both orders; 0: off. Off by default: it finds more, but costs a second or so a recall on CPU.
     rerank: int = 0
     # Among the best hits, those that hold a name the query writes with a capital letter ("Where does Ana live?",
     # "Atlas web framework") go first, each part in its own order: another person's fact in the same words
@@ -221,8 +215,7 @@ def in_context(own: np.ndarray, sides: Sequence[tuple[np.ndarray, np.ndarray]], 
     `sides`: per side, each row's neighbour's cosine and the row's cosine to that neighbour (NaN: none).
     For unit vectors a and b, cos(q, a + b) = (q.a + q.b) / sqrt(2 + 2 a.b): made from cosines alone, no
     vector read. A row is never read worse for its neighbours: a fact stored in one batch beside unrelated
-    lines keeps its own cosine, where the pair's would dilute it (the simulated year's critical facts, asked
-    by situation at k = 10: 94% with the pair's cosine taken as it is, 97% with it floored so, 99% off).
+    lines keeps its own cosine, where the pair's would dilute it and lose a critical fact said among chatter.
     """
     own = own.astype(np.float32)
     best = own.copy()
@@ -356,8 +349,7 @@ def _with_durable(pool: Pool, order: list[int], fused: np.ndarray, count: int, l
     Durable facts (identity, preferences, constraints, relationships, health) are few, said once and
     asked about in other words than they were said in; ranked among their own kind they surface. Each by its
     own meaning: a fact says all it means, and read in context a preference said beside related lines would
-    outrank a critical fact said beside unrelated ones (the simulated year, context 0.5, critical facts
-    asked by situation at k = 10: 98 of 101 read in context, 99 by their own meaning).
+    outrank a critical fact said beside unrelated ones (the simulated year lost one that way).
 
     The places are among the first DURABLE_WITHIN whatever the limit: a recall under a token budget asks for 50
     and shows the few that fit, so facts placed at 47-50 would never be read (the simulated year's budgets of
@@ -447,8 +439,8 @@ def _excerpted(
 ) -> tuple[Ranked, int] | None:
     """A long hit shown by an excerpt, and its cost, where one fits the `room` left (`extra`: its day header's
     cost): its piece nearest the query (`piece_scores`), grown by the nearer neighbouring piece that still fits,
-    up to `span` pieces. None where the nearest piece does not fit. Reads the pieces' words (0.5 ms a memory),
-    so `pack` asks only where the whole does not fit."""
+    up to `span` pieces. None where the nearest piece does not fit. Reads the pieces' words, which costs, so
+    `pack` asks only where the whole does not fit."""
     assert hit.piece_cosines is not None
 
     def fits(shown: Ranked) -> int | None:
@@ -508,10 +500,9 @@ def profile_shown(matching: dict[str, Entry], limit: int, max_tokens: int | None
     """The matching entries a recall shows: the best `limit` of them (`matching` is best match first), when their
     line fits the budget, else none, and the budget goes to the hits.
 
-    Every entry a query touched cost a recall at limit 1 more than its one hit (51 tokens of 94 over the
-    simulated year); the best one costs 17, and 14 of 1,077 answers (59 tokens a turn, 92.1% against 93.4%).
-    Under a budget, the best entries that fit took the room of better hits: the year's recall at 50 tokens had
-    the answer 41% of the time against 60% with the line all or none, so under a budget it stays all or none."""
+    Every entry a query touched cost a small recall more than its one hit, so only the best `limit` are shown.
+    Under a budget, the best entries that fit took the room of better hits, so under a budget the line is all
+    or none (docs/recall.md, "Why each default is what it is")."""
     shown = dict(list(matching.items())[:limit])
     return shown if profile_fits(shown, limit, max_tokens) else {}
 
