@@ -103,6 +103,7 @@ class Result:
     protected_chitchat: list[str] = field(default_factory=list)
     final_profile: str = ""
     final_candidates: list[dict[str, object]] = field(default_factory=list)
+    final_flags: dict[str, dict[str, object]] = field(default_factory=dict)  # entries a newer memory may update
     seconds: dict[str, float] = field(
         default_factory=lambda: {"remember": 0.0, "recall": 0.0, "sweep": 0.0, "curves": 0.0}
     )
@@ -348,6 +349,7 @@ def _final_checks(
     candidates = list(memory.candidates())
     shown = memory.store.get([str(c["id"]) for c in candidates])
     result.final_candidates = [c | {"content": shown[c["id"]].content if c["id"] in shown else "?"} for c in candidates]
+    result.final_flags = dict(memory.flags())
     log = memory.moves(limit=10**7)
     result.moves_by_rule.update(f"{m.src} -> {m.dst} {m.rule.split(':')[0]}" for m in log)
     history = {m.rid for m in log if m.src == "hot" and m.dst == "warm"}
@@ -798,6 +800,8 @@ def markdown(result: Result, command: str, image: str | None) -> str:
         for p in result.preferences
     ]
     lines += ["", "## The hot profile at the end", "", "```", result.final_profile or "(empty)", "```"]
+    lines += ["", "Entries flagged at the end (a newer memory said without the entry's key may update it):", ""]
+    lines += [f"- {key}: {str(flag['said'])[:100]}" for key, flag in sorted(result.final_flags.items())] or ["- none"]
     if result.final_candidates:
         lines += ["", "Candidates for the profile at the end:", ""]
         lines += [
