@@ -179,7 +179,7 @@ def test_reembed_makes_the_pieces_again_with_the_new_model(tmp_path: Path, embed
     (tmp_path / "ns" / "store.json").write_text(json.dumps({k: v for k, v in meta.items() if k != PIECES}))
 
     reembed(tmp_path / "ns", embedder)
-    assert json.loads((tmp_path / "ns" / "store.json").read_text())[PIECES] is True  # the sweep has none to fill
+    assert json.loads((tmp_path / "ns" / "store.json").read_text())[PIECES] == PIECES_DONE  # the sweep has none to fill
 
     again = _memory(tmp_path / "ns", embedder)
     try:
