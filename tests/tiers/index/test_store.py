@@ -18,7 +18,7 @@ import pytest
 
 from tests.helpers import T0, count_rows
 from tiers.errors import StorageError
-from tiers.index.store import read_meta, write_meta
+from tiers.index.meta import read_meta, write_meta
 from tiers.memory import Memory
 from tiers.model.embedder import FastEmbedder
 from tiers.records import MemoryIn, Tier, content_hash
