@@ -90,7 +90,7 @@ class Memory:
     def warm_up(self) -> None:
         """Open the store and read both tiers' indexes into memory now, not in the first recall (and load the
         cross-encoder where recall reranks)."""
-        self.parts.store.warm_up()
+        self.parts.store.indexes.warm_up()
         if self.settings.recall.rerank:
             rerank.shared().load()
 

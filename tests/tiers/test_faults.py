@@ -20,9 +20,11 @@ import pytest
 
 from tests.helpers import T0, count_rows
 from tiers.errors import CorruptFile, MemtiersError, ModelMismatch, StorageError
+from tiers.index.cold_reads import ColdScope
 from tiers.index.columns import rows_table as _table
+from tiers.index.meta import SCHEMA_VERSION
 from tiers.index.rows import new_row
-from tiers.index.store import SCHEMA_VERSION, ColdScope, Store
+from tiers.index.store import Store
 from tiers.index.warm import Row
 from tiers.memory import Memory
 from tiers.model.embedder import FastEmbedder
@@ -213,7 +215,7 @@ def test_every_table_method_maps_a_backend_error_to_a_storage_error_naming_the_t
 
 
 def _searched(store: Store) -> Any:
-    return store.cold_search(np.stack([VECTOR]), ["x"], 3, ColdScope())
+    return store.cold_reads.search(np.stack([VECTOR]), ["x"], 3, ColdScope())
 
 
 STORE_CALLS: dict[str, Callable[[Store, Record], Any]] = {
@@ -221,7 +223,7 @@ STORE_CALLS: dict[str, Callable[[Store, Record], Any]] = {
     "find_hashes": lambda store, record: store.find_hashes(["0" * 32]),
     "count": lambda store, record: store.count(),
     "cold_search": lambda store, record: _searched(store),
-    "cold_records": lambda store, record: store.cold_records([record.id]),
+    "cold_records": lambda store, record: store.cold_reads.records([record.id]),
     "lifecycle_rows": lambda store, record: store.lifecycle_rows([record.id]),
     "add": lambda store, record: store.add([]) or store.add([_row("fedcba987654")]),
     "restore": lambda store, record: store.restore([_row("fedcba987654")]),
@@ -235,7 +237,7 @@ STORE_CALLS: dict[str, Callable[[Store, Record], Any]] = {
     ),  # vectors of the wrong size
     "versions": lambda store, record: store.versions(),
     "recover": lambda store, record: (
-        store.ledger.begin_moves([Move(T0, record.id, "warm", "cold", "test")]) or store.recover()
+        store.ledger.begin_moves([Move(T0, record.id, "warm", "cold", "test")]) or store.recovery.recover()
     ),
 }
 

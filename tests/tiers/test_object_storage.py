@@ -21,7 +21,7 @@ from server.cli import main
 from server.settings import Settings
 from tests.helpers import count_rows
 from tests.s3 import S3Server
-from tiers.index.store import ColdScope
+from tiers.index.cold_reads import ColdScope
 from tiers.memory import Memory, MemorySettings
 from tiers.model.embedder import FastEmbedder
 from tiers.records import Kind, MemoryIn, Tier
@@ -116,7 +116,7 @@ def test_recall_reaches_cold_on_s3_by_meaning_and_by_words_with_default_tiers_an
     assert by_default.hits[0].record.tier is Tier.COLD
     assert cold_only.hits[0].record.id == zeppelin
     query = "zeppelin doormat"
-    hits = memory.store.cold_search(memory.embedder.embed([query]), words(query), 10, ColdScope())
+    hits = memory.store.cold_reads.search(memory.embedder.embed([query]), words(query), 10, ColdScope())
     assert hits is not None
     scored = {candidate.id: candidate.words for candidate in hits.candidates}
     assert scored[zeppelin] > 0  # found by its words, read from S3 into the cold index, not only by meaning
@@ -286,7 +286,7 @@ def test_a_new_data_folder_on_a_cold_table_from_before_pieces_gives_its_long_not
 
     fresh = Memory(tmp_path / "elsewhere", embedder, cold)
     try:
-        assert not fresh.store.pieces_complete()
+        assert not fresh.store.unpieced.complete()
         assert fresh.sweep(day(61)).pieces_filled == 1
         assert fresh.sweep(day(61)).pieces_filled == 0
         hits = fresh.recall("where does the zeppelin hangar key hide now?", day(61), max_tokens=120)
@@ -301,7 +301,7 @@ def test_a_new_data_folder_with_a_local_cold_tier_says_at_once_that_it_lacks_no_
 ) -> None:
     memory = Memory(tmp_path / "ns", embedder)
     try:
-        assert memory.store.pieces_complete()
+        assert memory.store.unpieced.complete()
         assert memory.sweep(day(1)).pieces_filled == 0
     finally:
         memory.close()

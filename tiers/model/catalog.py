@@ -1,6 +1,6 @@
 """The embedding models memtiers knows by name, and the one place an embedder is made from a configured name.
 
-A store records the full name of the model its vectors came from (tiers/index/store.py); a user may give a
+A store records the full name of the model its vectors came from (tiers/index/meta.py); a user may give a
 short one (MEMTIERS_EMBED_MODEL=multilingual), which `canonical` turns into the full name before anything
 compares them.
 """

@@ -48,18 +48,18 @@ class Backfill:
 
     def _pass(self, limit: int) -> int:
         store = self.parts.store
-        if store.pieces_complete():
+        if store.unpieced.complete():
             return 0
         if not self._pending:
-            self._pending = store.lacking_pieces()
+            self._pending = store.unpieced.find()
             if not self._pending:
                 with self.parts.locked():
-                    self._pending = store.lacking_pieces()
+                    self._pending = store.unpieced.find()
                     if not self._pending:
-                        store.mark_pieces_complete()
+                        store.unpieced.mark_complete()
                         return 0
         batch, self._pending = self._pending[:limit], self._pending[limit:]
-        found = store.texts_lacking_pieces(batch)  # those forgotten or moved since the scan are not
+        found = store.unpieced.texts(batch)  # those forgotten or moved since the scan are not
         if not found:
             return 0
         made = embed_memories(self.parts.embedder, [text for _, _, text in found])
@@ -70,6 +70,6 @@ class Backfill:
                 if chosen:
                     rows = [i for i, _ in chosen]
                     ids = [found[i][1] for i in rows]
-                    given += store.fill_pieces(tier, ids, made.vectors[rows], [p for _, p in chosen])
+                    given += store.unpieced.fill(tier, ids, made.vectors[rows], [p for _, p in chosen])
         log.info("gave %d long memories stored before pieces were kept their pieces", given)
         return given

@@ -217,8 +217,8 @@ class Moves:
         `progress` is told (records moved, records to move) after each batch of moves.
         """
         with self.parts.locked():
-            if not dry_run:
-                self.parts.store.recover_writes()  # a write killed mid-way reaches every index within a sweep
+            if not dry_run:  # a write killed mid-way reaches every index within a sweep
+                self.parts.store.recovery.recover_writes()
             plan = self.plan(now)
             if not dry_run:
                 self._apply(plan, now, progress)

@@ -78,7 +78,7 @@ class Parts:
                         storage_options=self.settings.storage_options,
                         compact_every=self.settings.compact_every,
                     )
-                    store.recover()
+                    store.recovery.recover()
                     self._store = store
         return self._store
 

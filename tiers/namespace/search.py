@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from tiers.errors import InvalidInput
 from tiers.index import samples, signs
-from tiers.index.store import ColdHits, Found, cold_scope
+from tiers.index.cold_reads import ColdHits, Found, cold_scope
 from tiers.index.warm import Scope, WarmIndex
 from tiers.lifecycle.rules import hot_rid
 from tiers.model import rerank
@@ -180,7 +180,7 @@ class Search:
         if Tier.COLD in query.tiers:
             scope = cold_scope(query.tags, query.since, query.until)
             depth = max(COLD_DEPTH, 2 * limit)
-            hits = store.cold_search(query.vectors, query.terms, depth, scope, settings.pieces)
+            hits = store.cold_reads.search(query.vectors, query.terms, depth, scope, settings.pieces)
         # A kind of the user's facts is listed only for a query about the user: "the identity team" is not "my
         # identity".
         names = parts.vectors_of(list(ranking.KIND_NAMES.values())) if ranking.about_user(query.text) else None
@@ -198,17 +198,17 @@ class Search:
                     # beside the cold hits by meaning join before the ranking, not only after it; beside all
                     # COLD_DEPTH of them found more than beside the best few (docs/recall.md).
                     best = np.argsort(-hits.found.cosine, kind="stable")[:COLD_DEPTH]
-                    pool.add_candidates(store.cold_neighbours(hits, best))
+                    pool.add_candidates(store.cold_reads.neighbours(hits, best))
             found = ranking.rank(pool.build(), query.text, settings, limit, query.default, kinds)
             # The best cold hits' neighbours join from the cold index, to be lent their score; then one read
             # of the cold records that rank: the rest stay unread.
             missing = pool.missing_neighbours([i for i, _, _ in found], settings.reach)
             if missing and hits is not None:
-                pool.add_candidates(store.cold_lookup(hits, missing))
+                pool.add_candidates(store.cold_reads.lookup(hits, missing))
                 found = ranking.rank(pool.build(), query.text, settings, limit, query.default, kinds)
             wanted, where = pool.unread([i for i, _, _ in found])
-            if wanted:
-                pool.add_records(store.cold_records(wanted, where))  # fewer than asked when one was forgotten meanwhile
+            if wanted:  # fewer come back than asked when one was forgotten meanwhile
+                pool.add_records(store.cold_reads.records(wanted, where))
             index.make_rows(warm.position(i) for i, _, _ in found if i < warm.size)
             ranked = [
                 ranking.Ranked(pool.record(i), score, similarity) for i, score, similarity in found if pool.readable(i)
@@ -227,7 +227,7 @@ class Search:
                 kept[record.id] = index.pieces.of(position)
         cold = [record.id for record in long if record.tier is Tier.COLD]
         if cold:
-            kept.update(self.parts.store.cold_pieces(cold))
+            kept.update(self.parts.store.cold_reads.pieces(cold))
         out = []
         for hit in ranked:
             found = kept.get(hit.record.id)

@@ -14,7 +14,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from tiers.errors import StorageError
-from tiers.index.store import PIECES_DONE, pieces_column, read_meta, vector_column, write_meta
+from tiers.index.columns import pieces_column, vector_column
+from tiers.index.meta import PIECES_DONE, read_meta, write_meta
 from tiers.model.embedder import Embedder, embed_memories
 from tiers.records import Tier
 from tiers.storage.locking import file_lock, serving_lock

@@ -1,29 +1,20 @@
-"""The warm and cold tables of a namespace: the warm index follows every process, moves keep every field,
-crashes mid-move are finished, an old single-table folder is migrated, store.json is read and written safely."""
+"""The warm and cold tables of a namespace: the indexes follow every process, moves keep every field and carry
+their episode links, and a forget lets every process go of the saved copies and the fields."""
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
-import threading
 from dataclasses import replace
-from datetime import timedelta
 from pathlib import Path
 
-import lancedb
-import pyarrow as pa
 import pytest
 
 from tests.helpers import T0, count_rows
-from tiers.errors import StorageError
-from tiers.index.store import read_meta, write_meta
 from tiers.memory import Memory
 from tiers.model.embedder import FastEmbedder
-from tiers.records import MemoryIn, Tier, content_hash
+from tiers.records import MemoryIn, Tier
 from tiers.storage.ledger import Move
-from tiers.storage.tables import schema
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -139,156 +130,6 @@ def test_a_move_to_cold_and_back_keeps_every_field_and_the_rows_going_cold_carry
     with memory.store.warm() as index:
         assert index.neighbours(ids[1], 2) == ((ids[0],), (ids[2],))
     assert (count_rows(memory.folder, "warm"), count_rows(memory.folder, "cold")) == (3, 0)
-
-
-def test_reopening_finishes_a_move_a_crash_left_half_done_and_drops_one_that_never_reached_its_destination(
-    tmp_path: Path, embedder: FastEmbedder
-) -> None:
-    folder = tmp_path / "ns"
-    crashed = Memory(folder, embedder)
-    copied = remember(crashed, "the passport expires in August")
-    never = remember(crashed, "the lawnmower needs a new blade")
-    bystander = Memory(folder, embedder)
-    assert "lawnmower" in warm_texts(bystander, "lawnmower blade")  # another process, its warm index loaded
-    store = crashed.store
-    with crashed.parts.locked():  # what a move does, up to the crash: both begun, one copied, none deleted
-        crashed.ledger.begin_moves(
-            [Move(T0, copied, "warm", "cold", "heat", 0.05), Move(T0, never, "warm", "cold", "heat", 0.04)]
-        )
-        row = store.warm_table.get([copied])
-        store.cold_table.add(row.set_column(row.schema.get_field_index("tier"), "tier", pa.array(["cold"])))
-    crashed.close()
-
-    reopened = Memory(folder, embedder)
-    try:
-        assert reopened.store.count(Tier.COLD) == 1
-        assert (count_rows(folder, "warm"), count_rows(folder, "cold")) == (1, 1)
-        assert reopened.get(copied).tier is Tier.COLD
-        assert reopened.get(never).tier is Tier.WARM
-        newest = reopened.moves(copied)[0]
-        assert (newest.src, newest.dst, newest.rule, newest.heat) == ("warm", "cold", "heat", 0.05)
-        assert [m.dst for m in reopened.moves(never)] == ["warm"]
-        assert reopened.ledger.pending_moves() == []
-        assert "passport" not in warm_texts(bystander, "when does the passport expire")
-        assert "passport" in bystander.recall("when does the passport expire", T0).text
-    finally:
-        reopened.close()
-        bystander.close()
-
-
-def old_schema(dim: int) -> pa.Schema:
-    """The single table's schema the previous version wrote: today's, less the episode links and terms."""
-    new = schema(dim)
-    return pa.schema([f for f in new if f.name not in ("before", "after", "terms")])
-
-
-def test_a_folder_of_the_previous_version_is_migrated_on_open_into_warm_and_cold_keeping_every_row_and_id(
-    tmp_path: Path, embedder: FastEmbedder
-) -> None:
-    folder = tmp_path / "ns"
-    (folder / "lance").mkdir(parents=True)
-    texts = [f"old memory {i}: the allotment plot {i} grows {crop}" for i, crop in enumerate(["kale", "leeks"] * 6)]
-    vectors = embedder.embed(texts)
-    rows = [
-        {
-            "id": f"{i:012x}",
-            "hash": content_hash(text),
-            "content": text,
-            "tier": "cold" if i % 3 == 0 else "warm",
-            "kind": "health" if i == 1 else "note",
-            "protected": i == 1,
-            "tags": ["plot", f"p{i}"],
-            "metadata": json.dumps({"n": i}),
-            "source": f"notes/{i}.md",
-            "occurred_at": T0 - timedelta(days=i),
-            "created_at": T0,
-            "forget_after": T0 + timedelta(days=90) if i == 2 else None,
-            "superseded_by": "profile:plot" if i == 4 else None,
-            "superseded_at": T0 if i == 4 else None,
-            "vector": vector.tolist(),
-        }
-        for i, (text, vector) in enumerate(zip(texts, vectors, strict=True))
-    ]
-    db = lancedb.connect(folder / "lance")
-    db.create_table("memories", data=pa.Table.from_pylist(rows, schema=old_schema(embedder.dim)))
-    (folder / "store.json").write_text(json.dumps({"model": embedder.name, "dim": embedder.dim, "schema": 1}))
-
-    memory = Memory(folder, embedder)
-    try:
-        got = memory.store.get([r["id"] for r in rows])
-        assert set(got) == {r["id"] for r in rows}
-        for r in rows:
-            record = got[r["id"]]
-            assert (record.content, record.tier.value, record.kind.value) == (r["content"], r["tier"], r["kind"])
-            assert (record.tags, record.metadata, record.source) == (
-                tuple(r["tags"]),
-                {"n": int(r["id"], 16)},
-                r["source"],
-            )
-            assert (record.occurred_at, record.forget_after, record.superseded_by) == (
-                r["occurred_at"], r["forget_after"], r["superseded_by"],
-            )  # fmt: skip
-        assert memory.store.count(Tier.COLD) == 4 and memory.store.count(Tier.WARM) == 8
-        assert "memories" not in lancedb.connect(folder / "lance").list_tables().tables
-        assert read_meta(folder / "store.json")["schema"] == 2
-        assert "plot 3 grows leeks" in memory.recall("old memory 3: the allotment plot 3 grows leeks", T0).text
-        again = memory.remember([MemoryIn(content=texts[5])], T0)[0]
-        assert again.duplicate_of == f"{5:012x}"  # hashes came along: a repeat is still a repeat
-    finally:
-        memory.close()
-
-
-@pytest.mark.parametrize("body", ["{not json", '{"model": "memtiers/all-MiniLM-L6-v2-int8"}', ""])
-def test_a_corrupt_store_json_is_a_storage_error_naming_the_file_and_is_left_as_it_was(
-    tmp_path: Path, embedder: FastEmbedder, body: str
-) -> None:
-    folder = tmp_path / "ns"
-    folder.mkdir()
-    meta = folder / "store.json"
-    meta.write_text(body)
-    memory = Memory(folder, embedder)
-    try:
-        with pytest.raises(StorageError, match=f"{meta}.*corrupt.*Restore it"):
-            memory.remember([MemoryIn(content="the gate code changed")], T0)
-        with pytest.raises(StorageError, match=str(meta)):
-            memory.recall("gate code", T0)
-    finally:
-        memory.close()
-    assert meta.read_text() == body
-
-
-def test_store_json_is_replaced_whole_so_a_concurrent_reader_never_sees_part_of_it(tmp_path: Path) -> None:
-    path = tmp_path / "store.json"
-    write_meta(path, {"model": "m", "dim": 1, "schema": 2})
-    with open(path, "rb") as first:  # held open, so its inode cannot be reused by a later file
-        first_inode = os.fstat(first.fileno()).st_ino
-        big = {"model": "m", "dim": 1, "schema": 2, "tables": {f"t{i}": "x" * 200 for i in range(2_000)}}
-        torn: list[str] = []
-        writing = threading.Event()
-
-        def writer() -> None:
-            writing.set()
-            for _ in range(40):
-                write_meta(path, big)
-                write_meta(path, {"model": "m", "dim": 1, "schema": 2})
-
-        thread = threading.Thread(target=writer)
-        thread.start()
-        writing.wait()
-        reads = 0
-        while thread.is_alive() and reads < 20_000:
-            try:
-                read_meta(path)
-            except StorageError as exc:
-                torn.append(str(exc))
-            reads += 1
-        thread.join()
-
-        assert torn == []
-        assert reads > 10
-        assert path.stat().st_ino != first_inode  # a new file took the old one's name
-        assert os.fstat(first.fileno()).st_nlink == 0  # and the first one was never written over, only unlinked
-        assert sorted(os.listdir(tmp_path)) == ["store.json"]  # no partial file left behind
 
 
 PLACES = ["the canoe paddles hang in the shed", "the spare key is under the blue pot",

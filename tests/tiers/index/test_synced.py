@@ -29,7 +29,7 @@ def copies_from_three(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_second_process_opens_the_saved_cold_index_and_catches_up_with_the_feed(
     tmp_path: Path, embedder: FastEmbedder
 ) -> None:
-    from tiers.index.store import ColdScope
+    from tiers.index.cold_reads import ColdScope
 
     folder = tmp_path / "ns"
     first = Memory(folder, embedder)
@@ -53,12 +53,12 @@ def test_a_second_process_opens_the_saved_cold_index_and_catches_up_with_the_fee
             alive = index.alive[: index.size]
             live = {id_text(n) for n, keep in zip(index.ids[: index.size], alive, strict=True) if keep}
         assert live == {ids[1], ids[2], ids[3], ids[4]}
-        hits = reader.store.cold_search(embedder.embed(["ferry departure"]), ["ferri"], 5, ColdScope())
+        hits = reader.store.cold_reads.search(embedder.embed(["ferry departure"]), ["ferri"], 5, ColdScope())
         assert hits is not None and ids[4] in {c.id for c in hits.candidates}
         assert ids[0] not in {c.id for c in hits.candidates}
         assert "ferry" in reader.recall("when does the ferry leave", T0, tiers=[Tier.COLD]).text
 
-        [kept] = reader.store.cold_records([ids[3]])  # taken from the index: what LanceDB holds, field for field
+        [kept] = reader.store.cold_reads.records([ids[3]])  # taken from the index: what LanceDB holds, field for field
         assert kept == reader.store.get([ids[3]])[ids[3]]
 
         other = Memory(folder, embedder)  # a second server on the same copy
@@ -121,7 +121,7 @@ def _same_index(opened: WarmIndex, read: WarmIndex, terms: list[str], query: np.
 def test_a_restarted_process_opens_the_saved_warm_index_catches_up_and_answers_as_a_full_read_would(
     tmp_path: Path, embedder: FastEmbedder
 ) -> None:
-    from tiers.index.store import _ROW_COLUMNS
+    from tiers.index.indexes import ROW_COLUMNS
     from tiers.text.terms import words
 
     folder = tmp_path / "ns"
@@ -156,7 +156,7 @@ def test_a_restarted_process_opens_the_saved_warm_index_catches_up_and_answers_a
             assert added in opened.positions and later in opened.positions
             assert ids[0] not in opened.positions and ids[2] not in opened.positions
             read = WarmIndex(opened.dim)
-            read.load(reader.store.warm_table.get(sorted(opened.positions), _ROW_COLUMNS))
+            read.load(reader.store.warm_table.get(sorted(opened.positions), ROW_COLUMNS))
             terms = [*words("ferry key boat peanuts trailer"), "missing"]
             _same_index(opened, read, terms, embedder.embed(["when does the ferry leave"]))
         assert "ferry timetable" in reader.recall("when does the ferry timetable change", T0).text
