@@ -22,6 +22,7 @@ from server.settings import Settings
 from tests.helpers import count_rows
 from tests.s3 import S3Server
 from tiers.index.cold_reads import ColdScope
+from tiers.index.meta import PIECES_DONE
 from tiers.memory import Memory, MemorySettings
 from tiers.model.embedder import FastEmbedder
 from tiers.records import Kind, MemoryIn, Tier
@@ -271,7 +272,7 @@ def test_a_long_note_on_s3_stored_before_pieces_gets_them_from_the_sweep(
             assert index.pieces.of(index.position(rid)) is not None
     finally:
         old.close()
-    assert json.loads((tmp_path / "ns" / "store.json").read_text())["pieces"] is True
+    assert json.loads((tmp_path / "ns" / "store.json").read_text())["pieces"] == PIECES_DONE
     rows = lancedb.connect(cold.cold_uri, storage_options=s3.storage_options).open_table("cold").to_arrow()
     [row] = rows.to_pylist()
     assert row["id"] == rid and row["content"] == note and len(row["pieces"]) >= 2
@@ -293,7 +294,7 @@ def test_a_new_data_folder_on_a_cold_table_from_before_pieces_gives_its_long_not
         assert hits.hits[0].record.id == rid and "red doormat" in hits.text  # by its last piece, as an excerpt
     finally:
         fresh.close()
-    assert json.loads((tmp_path / "elsewhere" / "store.json").read_text())["pieces"] is True
+    assert json.loads((tmp_path / "elsewhere" / "store.json").read_text())["pieces"] == PIECES_DONE
 
 
 def test_a_new_data_folder_with_a_local_cold_tier_says_at_once_that_it_lacks_no_pieces(

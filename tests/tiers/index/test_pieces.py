@@ -18,6 +18,7 @@ import pytest
 from tests.helpers import T0
 from tiers.index import signs
 from tiers.index import synced as synced_module
+from tiers.index.meta import PIECES_DONE
 from tiers.index.pieces import Pieces, piece_scores
 from tiers.memory import Memory, MemorySettings
 from tiers.model.embedder import FastEmbedder, pieces
