@@ -18,7 +18,9 @@ from tiers.memory import Memory, MemorySettings
 from tiers.model import e5file, scale
 from tiers.model.embedder import FastEmbedder, cosine_scale, embed_queries
 from tiers.model.multilingual import SCALE, MultilingualEmbedder
+from tiers.model.neutral import NEUTRAL_IN
 from tiers.records import MemoryIn
+from tiers.text.terms import language
 
 # A fact and a question in each of several languages and scripts, one long text (two windows of the model).
 TEXTS = [
@@ -79,6 +81,23 @@ def test_the_shipped_scale_is_what_the_neutral_texts_give(
     assert abs(fitted.memories - SCALE.memories) < 0.05
     assert abs(fitted.queries - SCALE.queries) < 0.05
     assert abs(fitted.asked - SCALE.asked) < 0.05
+
+
+def test_each_languages_own_stretch_is_what_its_neutral_texts_give_and_reads_them_as_english_ones(
+    multilingual: MultilingualEmbedder, embedder: FastEmbedder
+) -> None:
+    default = scale.floors(embedder.embed, lambda texts: embed_queries(embedder, texts))
+    own = {lang: scale.floor_between(multilingual.embed, texts) for lang, texts in NEUTRAL_IN.items()}
+
+    fitted = scale.fit(default, scale.floors(multilingual.embed, multilingual.embed_queries), own)
+
+    assert [lang for lang, _ in SCALE.memories_in] == list(NEUTRAL_IN)
+    for (lang, stretch), (_, shipped) in zip(fitted.memories_in, SCALE.memories_in, strict=True):
+        assert abs(stretch - shipped) < 0.05, lang
+        assert stretch > SCALE.memories  # every one of them sits closer than English
+        assert all(language(text) == lang for text in NEUTRAL_IN[lang][:8]), lang
+        assert abs(SCALE.between_memories(own[lang], lang) - default[0]) < 0.02
+        assert SCALE.between_memories(own[lang]) > default[0] + 0.1  # what the English stretch made of them
 
 
 def test_the_default_models_cosines_are_read_as_they_are(embedder: FastEmbedder) -> None:
