@@ -16,7 +16,7 @@ from tests.helpers import T0
 from tiers.errors import StorageError
 from tiers.memory import Memory, MemorySettings
 from tiers.model import e5file, scale
-from tiers.model.embedder import FastEmbedder, cosine_scale, embed_queries
+from tiers.model.embedder import FastEmbedder, cosine_scale, embed_queries, words_weight
 from tiers.model.multilingual import SCALE, MultilingualEmbedder
 from tiers.model.neutral import NEUTRAL_IN
 from tiers.records import MemoryIn
@@ -174,3 +174,27 @@ def test_a_chinese_fact_is_found_first_by_a_chinese_question_and_by_an_english_o
 
     assert asked_in_chinese.hits[0].record.content == "我对花生过敏，吃了会起疹子。"
     assert asked_in_english.hits[0].record.content == "我对花生过敏，吃了会起疹子。"
+
+
+def test_recall_weighs_words_by_the_models_share_of_the_setting(
+    tmp_path: Path, multilingual: MultilingualEmbedder, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tiers.recall import rank as ranking
+
+    weighed: list[float] = []
+    ranked = ranking.rank
+
+    def recording(pool: ranking.Pool, query: str, settings: ranking.RecallSettings, *args: object) -> object:
+        weighed.append(settings.text_weight)
+        return ranked(pool, query, settings, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ranking, "rank", recording)
+    set_to = MemorySettings().recall.text_weight
+    for model in (multilingual, embedder):
+        memory = Memory(tmp_path / model.name.replace("/", "-"), model, MemorySettings())
+        memory.remember([MemoryIn(content="我对花生过敏。")], T0)
+        memory.recall("我对什么过敏？", T0)
+        memory.close()
+
+    assert words_weight(embedder) == 1.0 and words_weight(multilingual) == MultilingualEmbedder.words_weight == 0.5
+    assert weighed == [set_to * 0.5, set_to]
