@@ -75,6 +75,14 @@ def cosine_scale(embedder: Embedder) -> CosineScale:
     return scale if isinstance(scale, CosineScale) else AS_THEY_ARE
 
 
+def words_weight(embedder: Embedder) -> float:
+    """How much recall's word ranking weighs beside this embedder's meaning, as a share of what it weighs beside
+    the default model's (RecallSettings.text_weight, set on the default model, is multiplied by it): the
+    embedder's `words_weight` where it has one, else 1."""
+    weight = getattr(embedder, "words_weight", None)
+    return float(weight) if isinstance(weight, int | float) else 1.0
+
+
 def embed_queries(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
     """Vectors of what recall compares memories with: by the embedder's query path where it has one."""
     queries = getattr(embedder, "embed_queries", None)

@@ -18,7 +18,11 @@ The factors are fitted on NEUTRAL, thirty ordinary English sentences and questio
 for this (never benchmark data), by `python -m tests.bench.cosine_scale`: for each kind of pair, the median
 cosine of two of them by each model. English, because that is where the thresholds were set on the default
 model: its cosines of unrelated texts in other languages run higher (it was trained on English), and are no
-scale to read by.
+scale to read by. The multilingual model's unrelated texts of one language sit closer in some languages than in
+English too (Chinese 0.86 against English 0.78): two memories both written in one of the seven languages of
+tiers/model/neutral.py (fifteen of NEUTRAL translated) are read by that language's own stretch, fitted on them
+against the default model's English floor; without it, unrelated Chinese notes read as alike as an English
+memory and its update, and recall put them above facts as their later word.
 tests/tiers/model/test_multilingual.py checks that the shipped factors are what these texts give.
 """
 
@@ -44,9 +48,25 @@ class CosineScale:
     memories: float = 1.0  # two memories (both embedded as memories)
     queries: float = 1.0  # a query and a memory
     asked: float = 1.0  # a query and a short text embedded as a query (a kind's name, a profile entry)
+    # Two memories both written in one of these languages (tiers/text/terms.py `language`): that language's own
+    # stretch, where its unrelated texts sit closer than English ones (`memories` for any other pair).
+    memories_in: tuple[tuple[str, float], ...] = ()
 
-    def between_memories(self, cosine: Cosine) -> Cosine:
-        return _stretched(cosine, self.memories)
+    def between_memories(self, cosine: Cosine, language: str | None = None) -> Cosine:
+        """Two memories' cosine; `language`: the one both are written in, when they are."""
+        return _stretched(cosine, dict(self.memories_in).get(language or "", self.memories))
+
+    def between(self, cosines: np.ndarray, languages: Sequence[str]) -> np.ndarray:
+        """A matrix of memories' cosines, each pair of one language read by that language's stretch; the very same
+        matrix where no language has its own (the default model's)."""
+        out = self.between_memories(cosines)
+        for language, stretch in self.memories_in:
+            rows = [i for i, said in enumerate(languages) if said == language]
+            if len(rows) > 1:
+                if out is cosines:
+                    out = cosines.copy()
+                out[np.ix_(rows, rows)] = _stretched(cosines[np.ix_(rows, rows)], stretch)
+        return out
 
     def to_memory(self, cosine: Cosine) -> Cosine:
         return _stretched(cosine, self.queries)
@@ -112,7 +132,18 @@ def floors(memories: Embed, queries: Embed) -> tuple[float, float, float]:
     return float(np.median(between)), float(np.median(to_memory)), float(np.median(to_query))
 
 
-def fit(default: tuple[float, float, float], model: tuple[float, float, float]) -> CosineScale:
-    """The scale that reads `model`'s floors as the default model's (each stretch rounded to two places)."""
+def fit(
+    default: tuple[float, float, float], model: tuple[float, float, float], languages: dict[str, float] | None = None
+) -> CosineScale:
+    """The scale that reads `model`'s floors as the default model's (each stretch rounded to two places);
+    `languages`: the model's floor of two memories in each of these languages (`floor_between`), read as the
+    default model's English one."""
     memories, queries, asked = (round((1.0 - d) / (1.0 - m), 2) for d, m in zip(default, model, strict=True))
-    return CosineScale(memories, queries, asked)
+    own = tuple((lang, round((1.0 - default[0]) / (1.0 - m), 2)) for lang, m in (languages or {}).items())
+    return CosineScale(memories, queries, asked, own)
+
+
+def floor_between(memories: Embed, texts: Sequence[str]) -> float:
+    """The median cosine of two different texts embedded as memories (tiers/model/neutral.py's, of one language)."""
+    m = memories(texts)
+    return float(np.median([float(m[i] @ m[j]) for i, j in combinations(range(len(texts)), 2)]))

@@ -25,7 +25,7 @@ from tiers.privacy.secrets import screen_memories
 from tiers.recall import updates
 from tiers.records import DURABLE_KINDS, MAX_BATCH, Kind, MemoryIn, Record, Tier, content_hash
 from tiers.storage.ledger import Move
-from tiers.text.terms import words
+from tiers.text.terms import language, words
 from tiers.text.timeparse import parse_deadline, parse_time
 
 HINT_BATCH = 16  # a batch larger than this (an import) is not searched for the memories it may update
@@ -225,7 +225,9 @@ class Writer:
                     continue
                 # Named only where the new memory says that something changed: close meaning alone named a sibling
                 # note ("the train to Riga was late" for "the train to Stockholm was late") for most new notes.
-                close = scale.between_memories(cosine)
+                written = language(newer.content) if scale.memories_in else None  # one language: its own stretch
+                same = written if written is not None and written == language(older.content) else None
+                close = scale.between_memories(cosine, same)
                 if updates.says_change(newer.content) and updates.may_update(newer, older, close, terms, common):
                     earlier.append(Earlier(older.id, older.occurred_at, older.content))
             if earlier:

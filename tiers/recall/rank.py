@@ -31,7 +31,7 @@ _OFF = {"rrf_k": 60.0, "text_weight": 0.0, "excerpt_span": 1, "rerank": 0}  # rr
 class RecallSettings:
     """The recall techniques, each one switchable (0 or False) to measure what it adds."""
 
-    text_weight: float = 1.0  # weight of the BM25 ranking against the vector ranking
+    text_weight: float = 1.0  # weight of the BM25 ranking against the vector ranking (times the model's words_weight)
     rrf_k: float = 10.0  # reciprocal-rank constant: 10 trusts the top ranks more than the usual 60
     score_mix: float = 2.0  # weight of each signal's own score (median to best, as 0 to 1) beside its rank
     neighbours: float = 0.75  # share of its score a hit lends the rows stored just before and after it

@@ -23,7 +23,7 @@ import numpy as np
 
 from tiers.model.scale import AS_THEY_ARE, CosineScale
 from tiers.records import Record
-from tiers.text.terms import words
+from tiers.text.terms import language, words
 
 # Close in meaning without change words: one memory restating the other's subject with another value.
 CLOSE = 0.6
@@ -139,14 +139,16 @@ def later_first(
     other hit keeps its place. A later one far less relevant to the query than the older one (by more than GAP)
     is not paired, nor one above an older one the query says in its own words (a cosine of SAME). `past`: the
     query asks what was true before, and the order stays as ranked (the marks are still given). `scale`: how the
-    model's cosines read against these thresholds (tiers/model/scale.py).
+    model's cosines read against these thresholds (tiers/model/scale.py), two memories of one language by that
+    language's own where it has one.
     """
     n = len(records)
     order = list(range(n))
     if n < 2:
         return order, {}
     vectors = np.asarray(vectors, dtype=np.float32)
-    cosines = scale.between_memories(vectors @ vectors.T)
+    said_in = [language(r.content) for r in records] if scale.memories_in else []
+    cosines = scale.between(vectors @ vectors.T, said_in)
     near = [scale.to_memory(c) for c in relevance] if relevance is not None else [0.0] * n
     terms = [set(words(r.content)) for r in records]
     pairs: list[tuple[bool, float, int, int]] = []  # (confirmed, how alike and relevant, older, later)

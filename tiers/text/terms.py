@@ -72,6 +72,36 @@ def latin_language(text: str) -> str | None:
     return languages.latin_language(latin, STOP_WORDS, text) if latin else None
 
 
+_KANA = re.compile("[\u3040-\u30ff\uff66-\uff9f]")
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]")
+_HANGUL = re.compile("[\uac00-\ud7ff\u1100-\u11ff\u3130-\u318f]")
+_CYRILLIC = re.compile("[\u0400-\u052f]")
+_ARABIC = re.compile("[\u0600-\u06ff\u0750-\u077f]")
+_LATIN = re.compile("[A-Za-z\u00c0-\u024f]")
+
+
+def language(text: str) -> str:
+    """The language a text is written in, as far as its script and the Latin-script vote tell: "ja" (any kana),
+    "zh" (Han without kana), "ko" (Hangul), else by the letters most of it is written in: "ru" for Cyrillic, "ar"
+    for Arabic script, for Latin "es", "de", "fr", "pt", "it" by the vote of function words and "en" for English
+    or no vote (a name or tool written in Latin letters inside Chinese or Russian text does not change it)."""
+    if _KANA.search(text):
+        return "ja"
+    if _HAN.search(text):
+        return "zh"
+    if _HANGUL.search(text):
+        return "ko"
+    counts = {
+        "ru": len(_CYRILLIC.findall(text)),
+        "ar": len(_ARABIC.findall(text)),
+        "en": len(_LATIN.findall(text)),
+    }
+    script = max(counts, key=lambda name: counts[name])
+    if script != "en" or not counts["en"]:
+        return script if counts[script] else "en"
+    return latin_language(text) or "en"
+
+
 def date_terms(day: date) -> list[str]:
     """The terms a date is indexed under: its year, month of year, month and day."""
     m = MARK

@@ -16,9 +16,11 @@ from tests.helpers import T0
 from tiers.errors import StorageError
 from tiers.memory import Memory, MemorySettings
 from tiers.model import e5file, scale
-from tiers.model.embedder import FastEmbedder, cosine_scale, embed_queries
+from tiers.model.embedder import FastEmbedder, cosine_scale, embed_queries, words_weight
 from tiers.model.multilingual import SCALE, MultilingualEmbedder
+from tiers.model.neutral import NEUTRAL_IN
 from tiers.records import MemoryIn
+from tiers.text.terms import language
 
 # A fact and a question in each of several languages and scripts, one long text (two windows of the model).
 TEXTS = [
@@ -79,6 +81,23 @@ def test_the_shipped_scale_is_what_the_neutral_texts_give(
     assert abs(fitted.memories - SCALE.memories) < 0.05
     assert abs(fitted.queries - SCALE.queries) < 0.05
     assert abs(fitted.asked - SCALE.asked) < 0.05
+
+
+def test_each_languages_own_stretch_is_what_its_neutral_texts_give_and_reads_them_as_english_ones(
+    multilingual: MultilingualEmbedder, embedder: FastEmbedder
+) -> None:
+    default = scale.floors(embedder.embed, lambda texts: embed_queries(embedder, texts))
+    own = {lang: scale.floor_between(multilingual.embed, texts) for lang, texts in NEUTRAL_IN.items()}
+
+    fitted = scale.fit(default, scale.floors(multilingual.embed, multilingual.embed_queries), own)
+
+    assert [lang for lang, _ in SCALE.memories_in] == list(NEUTRAL_IN)
+    for (lang, stretch), (_, shipped) in zip(fitted.memories_in, SCALE.memories_in, strict=True):
+        assert abs(stretch - shipped) < 0.05, lang
+        assert stretch > SCALE.memories  # every one of them sits closer than English
+        assert all(language(text) == lang for text in NEUTRAL_IN[lang][:8]), lang
+        assert abs(SCALE.between_memories(own[lang], lang) - default[0]) < 0.02
+        assert SCALE.between_memories(own[lang]) > default[0] + 0.1  # what the English stretch made of them
 
 
 def test_the_default_models_cosines_are_read_as_they_are(embedder: FastEmbedder) -> None:
@@ -155,3 +174,27 @@ def test_a_chinese_fact_is_found_first_by_a_chinese_question_and_by_an_english_o
 
     assert asked_in_chinese.hits[0].record.content == "我对花生过敏，吃了会起疹子。"
     assert asked_in_english.hits[0].record.content == "我对花生过敏，吃了会起疹子。"
+
+
+def test_recall_weighs_words_by_the_models_share_of_the_setting(
+    tmp_path: Path, multilingual: MultilingualEmbedder, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tiers.recall import rank as ranking
+
+    weighed: list[float] = []
+    ranked = ranking.rank
+
+    def recording(pool: ranking.Pool, query: str, settings: ranking.RecallSettings, *args: object) -> object:
+        weighed.append(settings.text_weight)
+        return ranked(pool, query, settings, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ranking, "rank", recording)
+    set_to = MemorySettings().recall.text_weight
+    for model in (multilingual, embedder):
+        memory = Memory(tmp_path / model.name.replace("/", "-"), model, MemorySettings())
+        memory.remember([MemoryIn(content="我对花生过敏。")], T0)
+        memory.recall("我对什么过敏？", T0)
+        memory.close()
+
+    assert words_weight(embedder) == 1.0 and words_weight(multilingual) == MultilingualEmbedder.words_weight == 0.5
+    assert weighed == [set_to * 0.5, set_to]

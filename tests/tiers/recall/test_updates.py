@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
+from tiers.model import scale
 from tiers.recall import updates
 from tiers.records import Kind, Record, Tier
 
@@ -151,3 +152,24 @@ def test_everyday_words_that_say_something_changed() -> None:
         assert updates.says_change(said), said
     for plain in ("The cat is called Miso", "Lunch with Ana in Porto", "The service is built on RabbitMQ"):
         assert not updates.says_change(plain), plain
+
+
+def test_two_memories_of_one_language_read_by_its_own_stretch_where_the_scale_has_one() -> None:
+    """A model whose unrelated texts of one language sit closer than English ones reads their pairs by that
+    language's stretch: two Chinese notes as alike as an English memory and its update are not paired."""
+    fact = record("a" * 12, "我父母住在杭州。", JAN)
+    note = record("b" * 12, "马超的父母这周末从武汉过来。", JAN + timedelta(days=30))
+    vectors = np.stack([unit(1, 0.4, 0), unit(1, 0.5, 0.05)])  # 0.996: 0.82 read on 40, 0.47 on 120
+    cosine = float(vectors[0] @ vectors[1])
+    english = scale.CosineScale(memories=40.0)
+    own = scale.CosineScale(memories=40.0, memories_in=(("zh", 120.0),))
+
+    assert english.between_memories(cosine) >= updates.CLOSE > own.between_memories(cosine, "zh")
+    assert updates.later_first([fact, note], vectors, scale=english)[1]  # paired on the English stretch
+    assert updates.later_first([fact, note], vectors, scale=own) == ([0, 1], {})
+    # A pair of two languages, or of a language without its own, keeps the scale's `memories`.
+    assert own.between_memories(cosine, "ko") == own.between_memories(cosine) == english.between_memories(cosine)
+    cosines = np.full((3, 3), cosine, dtype=np.float32)
+    read = own.between(cosines, ["zh", "en", "zh"])
+    assert read[0, 2] == own.between_memories(cosine, "zh") and read[0, 1] == own.between_memories(cosine)
+    assert scale.CosineScale().between(cosines, ["zh", "en", "zh"]) is cosines  # the default model's: as they are

@@ -8,7 +8,17 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from tiers.text.terms import MARK, TIME_TERM, asked_dates, date_terms, document_terms, length, says_a_time, words
+from tiers.text.terms import (
+    MARK,
+    TIME_TERM,
+    asked_dates,
+    date_terms,
+    document_terms,
+    language,
+    length,
+    says_a_time,
+    words,
+)
 
 WHEN = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 
@@ -178,3 +188,23 @@ def test_words_that_only_look_like_a_date_name_none_and_unknown_languages_never_
 
     assert [t for t in terms if t.startswith(f"{MARK}d")] == [f"{MARK}d{WHEN.date().isoformat()}"]
     assert not [t for t in asked_dates(text) if t.startswith(f"{MARK}d")]
+
+
+@pytest.mark.parametrize(
+    ("text", "said_in"),
+    [
+        ("我习惯用 Obsidian 记笔记，不用 Notion。", "zh"),
+        ("パスワード管理には 1Password を使っている。", "ja"),
+        ("회의는 목요일이에요.", "ko"),
+        ("Лендинг мы собрали на Tilda.", "ru"),
+        ("قررنا استخدام Redis للتخزين المؤقت.", "ar"),
+        ("Mi jefa se llama Carmen Ortega y es de Sevilla.", "es"),
+        ("Das Konzert wurde wegen des Sturms abgesagt.", "de"),
+        ("Le concert a été annulé à cause de la tempête.", "fr"),
+        ("I read on a Kindle Paperwhite.", "en"),
+        ("12:40", "en"),
+        ("", "en"),
+    ],
+)
+def test_a_texts_language_by_its_script_and_the_latin_vote(text: str, said_in: str) -> None:
+    assert language(text) == said_in
