@@ -135,11 +135,12 @@ def later_first(
     cosine plus RELEVANCE times each one's `relevance` (its cosine to the query), plus SAYS_CHANGE where the later
     one says that something changed: a memory is never marked by a note that only shares its wording with the
     update it is paired with, and a pair that answers the query goes before one that only resembles itself (a
-    sibling fact about another subject). A later one ranked below its older one trades places with it; every
-    other hit keeps its place. A later one far less relevant to the query than the older one (by more than GAP)
-    is not paired, nor one above an older one the query says in its own words (a cosine of SAME). `past`: the
-    query asks what was true before, and the order stays as ranked (the marks are still given). `scale`: how the
-    model's cosines read against these thresholds (tiers/model/scale.py).
+    sibling fact about another subject). A later one ranked below its older one trades places with it, and then
+    goes above the hits less close to the query than the closer of the two (another fact about the same person
+    ranked first by its words); every other hit keeps its order. A later one far less relevant to the query than
+    the older one (by more than GAP) is not paired, nor one above an older one the query says in its own words (a
+    cosine of SAME). `past`: the query asks what was true before, and the order stays as ranked (the marks are
+    still given). `scale`: how the model's cosines read against these thresholds (tiers/model/scale.py).
     """
     n = len(records)
     order = list(range(n))
@@ -180,4 +181,14 @@ def later_first(
             above, below = order.index(older), order.index(newer)
             if below > above:
                 order[above], order[below] = newer, older
+        if relevance is not None:
+            # The fact is as close to the query as the closer of its two words: a hit above it less close to the
+            # query (another fact about the same person, a note that shares the query's words) answers it less.
+            closeness = list(near)
+            for older, newer in later_of.items():
+                closeness[newer] = max(near[older], near[newer])
+            for newer in sorted(later_of.values(), key=lambda i: -closeness[i]):
+                at = order.index(newer)
+                to = next((i for i in range(at) if closeness[order[i]] < closeness[newer]), at)
+                order.insert(to, order.pop(at))
     return order, marks

@@ -58,6 +58,24 @@ def test_later_first_lifts_the_later_word_into_the_older_ones_place_and_leaves_t
     assert not updates.asks_past("Which database do we use?")
 
 
+def test_the_later_word_goes_above_hits_less_close_to_the_query_than_its_fact() -> None:
+    """Another fact about the same person ranked first (a note that shares the query's name) is less close to the
+    query than the older memory of the update: the later word goes above it, the rest keep their order."""
+    note = record("a" * 12, "Lunch with Ana at a pizza place", JAN + timedelta(days=120))
+    old = record("b" * 12, "Ana writes code in Vim", JAN)
+    new = record("c" * 12, "Ana switched to Zed for editing", JAN + timedelta(days=150))
+    far = record("d" * 12, "The offsite is in Porto", JAN + timedelta(days=10))
+    vectors = np.stack([unit(0, 1, 0), unit(1, 0.2, 0), unit(1, 0.6, 0), unit(0, 0, 1)])
+    relevance = [0.56, 0.72, 0.6, 0.3]  # each one's cosine to "which editor does Ana use?"
+
+    placed, marks = updates.later_first([note, old, new, far], vectors, relevance)
+
+    assert placed == [2, 0, 1, 3] and set(marks) == {1}
+    # Nothing moves above a hit closer to the query than the fact, nor for a question about the past.
+    assert updates.later_first([note, old, new, far], vectors, [0.9, 0.72, 0.6, 0.3])[0] == [0, 2, 1, 3]
+    assert updates.later_first([note, old, new, far], vectors, relevance, past=True)[0] == [0, 1, 2, 3]
+
+
 def test_each_memory_is_paired_once_with_the_update_most_alike_and_relevant() -> None:
     """Three newer notes share the older one's words; only the one most like it is its later word, and the note
     that is like that update (a sibling saying another team changed too) neither marks it nor moves it."""
