@@ -32,7 +32,7 @@ CLOSE_WITH_CHANGE = 0.3
 SAID_APART = timedelta(seconds=1)  # stored this far apart, two memories of the same time were two writes
 SAME = 0.98  # closer than this is the same thing said again, not an update
 WINDOW = 10  # recall's best this many hits are ordered among themselves
-GAP = 0.4  # a later memory this much less close to the query than the older one answers another question
+GAP = 0.5  # a later memory this much less close to the query than the older one answers another question
 # How a pair is chosen among those that may update one another: each one's closeness to the query weighs this much
 # against the pair's own closeness (the pair must answer the query, not only resemble each other) ...
 RELEVANCE = 2.0
