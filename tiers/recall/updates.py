@@ -1,10 +1,10 @@
 """Updates: which of two memories may be the later word on the same question, and recall's order for them.
 
-Two memories may answer the same question about the same subject when they share a word and are close in
-meaning: close enough alone, or less close when the newer says in words that something changed ("now",
-"moved", "switched", "no longer"). The later one (said later: it happened later, or was stored in a later
-write) is the current word; the older one is kept, ranked after it and marked, never superseded by this guess: only the
-agent's `supersedes` (or a profile change) marks a memory superseded.
+Two memories may answer the same question about the same subject when they share a word (two in the first person
+share their subject) and are close in meaning: close enough alone, or less close when the newer says in words
+that something changed ("now", "moved", "switched", "no longer"). The later one (said later: it happened later,
+or was stored in a later write) is the current word; the older one is kept, ranked after it and marked, never
+superseded by this guess: only the agent's `supersedes` (or a profile change) marks a memory superseded.
 
 The same rule serves `remember` (the earlier memories a new one may update, named in its answer) and
 `recall` (among its best hits, each older one is paired with the one later memory most like it and most
@@ -61,6 +61,8 @@ _PAST = re.compile(
     re.IGNORECASE,
 )
 
+_ME = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|(?i:my|me|mine|myself))\b")
+
 
 @dataclass(frozen=True)
 class Later:
@@ -85,6 +87,12 @@ def says_change(text: str) -> bool:
 def asks_past(query: str) -> bool:
     """Whether a query asks what was true before (its older memories keep their place)."""
     return bool(_PAST.search(query))
+
+
+def said_by_me(text: str) -> bool:
+    """Whether a memory is said in the first person singular: its subject is the speaker, a word of every one of
+    them that the stop words leave out ("I'm vegetarian", "I've been vegan since January")."""
+    return bool(_ME.search(text))
 
 
 def asks(text: str) -> bool:
@@ -113,7 +121,7 @@ def may_update(
     if newer.id == older.id or cosine >= SAME or not said_later(newer, older) or asks(newer.content):
         return False
     shared = (newer_terms if newer_terms is not None else set(words(newer.content))) & set(words(older.content))
-    if not shared - common:
+    if not shared - common and not (said_by_me(newer.content) and said_by_me(older.content)):
         return False
     if cosine >= CLOSE:
         return True

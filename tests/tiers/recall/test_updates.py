@@ -34,6 +34,17 @@ def test_a_newer_memory_sharing_a_word_may_update_an_older_one_when_close_or_say
     assert not updates.may_update(plain, old, 0.99)  # the same thing said again
 
 
+def test_two_memories_said_in_the_first_person_share_their_subject() -> None:
+    """The speaker is a stop word ("I", "my"): two first-person memories share a subject with no other word."""
+    old = record("a" * 12, "I'm vegetarian", JAN)
+    new = record("b" * 12, "I've been vegan since January", JAN + timedelta(days=90))
+    other = record("c" * 12, "Ana is vegetarian", JAN)
+
+    assert updates.said_by_me("My manager is Sarah") and not updates.said_by_me("Ana is vegetarian")
+    assert updates.may_update(new, old, 0.69)
+    assert not updates.may_update(new, other, 0.69)  # someone else's diet
+
+
 def test_dates_that_move_the_same_day_follow_the_order_they_were_stored_in() -> None:
     day = JAN + timedelta(days=30)
     planned = record("a" * 12, "The launch is on April 2", day, day)
