@@ -1,10 +1,10 @@
 """Updates: which of two memories may be the later word on the same question, and recall's order for them.
 
-Two memories may answer the same question about the same subject when they share a word and are close in
-meaning: close enough alone, or less close when the newer says in words that something changed ("now",
-"moved", "switched", "no longer"). The later one (said later: it happened later, or was stored in a later
-write) is the current word; the older one is kept, ranked after it and marked, never superseded by this guess: only the
-agent's `supersedes` (or a profile change) marks a memory superseded.
+Two memories may answer the same question about the same subject when they share a word (two in the first person
+share their subject) and are close in meaning: close enough alone, or less close when the newer says in words
+that something changed ("now", "moved", "switched", "no longer"). The later one (said later: it happened later,
+or was stored in a later write) is the current word; the older one is kept, ranked after it and marked, never
+superseded by this guess: only the agent's `supersedes` (or a profile change) marks a memory superseded.
 
 The same rule serves `remember` (the earlier memories a new one may update, named in its answer) and
 `recall` (among its best hits, each older one is paired with the one later memory most like it and most
@@ -32,7 +32,7 @@ CLOSE_WITH_CHANGE = 0.3
 SAID_APART = timedelta(seconds=1)  # stored this far apart, two memories of the same time were two writes
 SAME = 0.98  # closer than this is the same thing said again, not an update
 WINDOW = 10  # recall's best this many hits are ordered among themselves
-GAP = 0.4  # a later memory this much less close to the query than the older one answers another question
+GAP = 0.5  # a later memory this much less close to the query than the older one answers another question
 # How a pair is chosen among those that may update one another: each one's closeness to the query weighs this much
 # against the pair's own closeness (the pair must answer the query, not only resemble each other) ...
 RELEVANCE = 2.0
@@ -61,6 +61,8 @@ _PAST = re.compile(
     re.IGNORECASE,
 )
 
+_ME = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|(?i:my|me|mine|myself))\b")
+
 
 @dataclass(frozen=True)
 class Later:
@@ -85,6 +87,12 @@ def says_change(text: str) -> bool:
 def asks_past(query: str) -> bool:
     """Whether a query asks what was true before (its older memories keep their place)."""
     return bool(_PAST.search(query))
+
+
+def said_by_me(text: str) -> bool:
+    """Whether a memory is said in the first person singular: its subject is the speaker, a word of every one of
+    them that the stop words leave out ("I'm vegetarian", "I've been vegan since January")."""
+    return bool(_ME.search(text))
 
 
 def asks(text: str) -> bool:
@@ -113,7 +121,7 @@ def may_update(
     if newer.id == older.id or cosine >= SAME or not said_later(newer, older) or asks(newer.content):
         return False
     shared = (newer_terms if newer_terms is not None else set(words(newer.content))) & set(words(older.content))
-    if not shared - common:
+    if not shared - common and not (said_by_me(newer.content) and said_by_me(older.content)):
         return False
     if cosine >= CLOSE:
         return True
@@ -135,12 +143,13 @@ def later_first(
     cosine plus RELEVANCE times each one's `relevance` (its cosine to the query), plus SAYS_CHANGE where the later
     one says that something changed: a memory is never marked by a note that only shares its wording with the
     update it is paired with, and a pair that answers the query goes before one that only resembles itself (a
-    sibling fact about another subject). A later one ranked below its older one trades places with it; every
-    other hit keeps its place. A later one far less relevant to the query than the older one (by more than GAP)
-    is not paired, nor one above an older one the query says in its own words (a cosine of SAME). `past`: the
-    query asks what was true before, and the order stays as ranked (the marks are still given). `scale`: how the
-    model's cosines read against these thresholds (tiers/model/scale.py), two memories of one language by that
-    language's own where it has one.
+    sibling fact about another subject). A later one ranked below its older one trades places with it, and then
+    goes above the hits less close to the query than the closer of the two (another fact about the same person
+    ranked first by its words); every other hit keeps its order. A later one far less relevant to the query than
+    the older one (by more than GAP) is not paired, nor one above an older one the query says in its own words (a
+    cosine of SAME). `past`: the query asks what was true before, and the order stays as ranked (the marks are
+    still given). `scale`: how the model's cosines read against these thresholds (tiers/model/scale.py), two
+    memories of one language by that language's own where it has one.
     """
     n = len(records)
     order = list(range(n))
@@ -182,4 +191,14 @@ def later_first(
             above, below = order.index(older), order.index(newer)
             if below > above:
                 order[above], order[below] = newer, older
+        if relevance is not None:
+            # The fact is as close to the query as the closer of its two words: a hit above it less close to the
+            # query (another fact about the same person, a note that shares the query's words) answers it less.
+            closeness = list(near)
+            for older, newer in later_of.items():
+                closeness[newer] = max(near[older], near[newer])
+            for newer in sorted(later_of.values(), key=lambda i: -closeness[i]):
+                at = order.index(newer)
+                to = next((i for i in range(at) if closeness[order[i]] < closeness[newer]), at)
+                order.insert(to, order.pop(at))
     return order, marks

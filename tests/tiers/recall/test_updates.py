@@ -35,6 +35,17 @@ def test_a_newer_memory_sharing_a_word_may_update_an_older_one_when_close_or_say
     assert not updates.may_update(plain, old, 0.99)  # the same thing said again
 
 
+def test_two_memories_said_in_the_first_person_share_their_subject() -> None:
+    """The speaker is a stop word ("I", "my"): two first-person memories share a subject with no other word."""
+    old = record("a" * 12, "I'm vegetarian", JAN)
+    new = record("b" * 12, "I've been vegan since January", JAN + timedelta(days=90))
+    other = record("c" * 12, "Ana is vegetarian", JAN)
+
+    assert updates.said_by_me("My manager is Sarah") and not updates.said_by_me("Ana is vegetarian")
+    assert updates.may_update(new, old, 0.69)
+    assert not updates.may_update(new, other, 0.69)  # someone else's diet
+
+
 def test_dates_that_move_the_same_day_follow_the_order_they_were_stored_in() -> None:
     day = JAN + timedelta(days=30)
     planned = record("a" * 12, "The launch is on April 2", day, day)
@@ -57,6 +68,24 @@ def test_later_first_lifts_the_later_word_into_the_older_ones_place_and_leaves_t
     assert updates.later_first([old, other, new], vectors, past=True) == ([0, 1, 2], marks)
     assert updates.asks_past("Which database did we use before PostgreSQL?")
     assert not updates.asks_past("Which database do we use?")
+
+
+def test_the_later_word_goes_above_hits_less_close_to_the_query_than_its_fact() -> None:
+    """Another fact about the same person ranked first (a note that shares the query's name) is less close to the
+    query than the older memory of the update: the later word goes above it, the rest keep their order."""
+    note = record("a" * 12, "Lunch with Ana at a pizza place", JAN + timedelta(days=120))
+    old = record("b" * 12, "Ana writes code in Vim", JAN)
+    new = record("c" * 12, "Ana switched to Zed for editing", JAN + timedelta(days=150))
+    far = record("d" * 12, "The offsite is in Porto", JAN + timedelta(days=10))
+    vectors = np.stack([unit(0, 1, 0), unit(1, 0.2, 0), unit(1, 0.6, 0), unit(0, 0, 1)])
+    relevance = [0.56, 0.72, 0.6, 0.3]  # each one's cosine to "which editor does Ana use?"
+
+    placed, marks = updates.later_first([note, old, new, far], vectors, relevance)
+
+    assert placed == [2, 0, 1, 3] and set(marks) == {1}
+    # Nothing moves above a hit closer to the query than the fact, nor for a question about the past.
+    assert updates.later_first([note, old, new, far], vectors, [0.9, 0.72, 0.6, 0.3])[0] == [0, 2, 1, 3]
+    assert updates.later_first([note, old, new, far], vectors, relevance, past=True)[0] == [0, 1, 2, 3]
 
 
 def test_each_memory_is_paired_once_with_the_update_most_alike_and_relevant() -> None:
