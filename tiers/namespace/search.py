@@ -111,7 +111,7 @@ class Search:
         if settings.names_first:
             ranked = ranking.named_first(query, ranked)
         if settings.updates and len(ranked) > 1:
-            ranked = self.later_first(query, ranked)
+            ranked = self.later_first(query, ranked, reranked=bool(depth))
         ranked = ranked[:limit]
         terms, weight = parsed.terms, settings.excerpt_words
         scale = cosine_scale(self.parts.embedder)
@@ -122,9 +122,10 @@ class Search:
         self.parts.ledger.touch([hot_rid(k) for k in profile if k in packed.profile or settings.profile_carried], now)
         return packed
 
-    def later_first(self, query: str, ranked: list[ranking.Ranked]) -> list[ranking.Ranked]:
+    def later_first(self, query: str, ranked: list[ranking.Ranked], reranked: bool = False) -> list[ranking.Ranked]:
         """The best hits with the later word of each update above its older one, each older one marked by it
-        (tiers/recall/updates.py); a query about the past keeps their order, with the marks."""
+        (tiers/recall/updates.py); a query about the past keeps their order, with the marks. `reranked`: the
+        cross-encoder ordered them, and a later word is not lifted past hits by its cosine to the query."""
         window = [hit for hit in ranked[: updates.WINDOW]]
         vectors = self.parts.store.vectors([hit.record.id for hit in window])
         known = [i for i, hit in enumerate(window) if hit.record.id in vectors]
@@ -141,6 +142,7 @@ class Search:
             updates.asks_past(query),
             common,
             cosine_scale(self.parts.embedder),
+            lift=not reranked,
         )
         out = list(window)
         for place, chosen in zip(known, placed, strict=True):

@@ -135,6 +135,7 @@ def later_first(
     past: bool = False,
     common: frozenset[str] | set[str] = frozenset(),
     scale: CosineScale = AS_THEY_ARE,
+    lift: bool = True,
 ) -> tuple[list[int], dict[int, Later]]:
     """An order of these hits (best first) with the later word of each update above the older one, and the marks.
 
@@ -149,7 +150,8 @@ def later_first(
     the older one (by more than GAP) is not paired, nor one above an older one the query says in its own words (a
     cosine of SAME). `past`: the query asks what was true before, and the order stays as ranked (the marks are
     still given). `scale`: how the model's cosines read against these thresholds (tiers/model/scale.py), two
-    memories of one language by that language's own where it has one.
+    memories of one language by that language's own where it has one. `lift` False: the later one only trades
+    places with its older one, for an order a cross-encoder read (its judgement is not the cosine's).
     """
     n = len(records)
     order = list(range(n))
@@ -191,7 +193,7 @@ def later_first(
             above, below = order.index(older), order.index(newer)
             if below > above:
                 order[above], order[below] = newer, older
-        if relevance is not None:
+        if relevance is not None and lift:
             # The fact is as close to the query as the closer of its two words: a hit above it less close to the
             # query (another fact about the same person, a note that shares the query's words) answers it less.
             closeness = list(near)

@@ -86,6 +86,8 @@ def test_the_later_word_goes_above_hits_less_close_to_the_query_than_its_fact() 
     # Nothing moves above a hit closer to the query than the fact, nor for a question about the past.
     assert updates.later_first([note, old, new, far], vectors, [0.9, 0.72, 0.6, 0.3])[0] == [0, 2, 1, 3]
     assert updates.later_first([note, old, new, far], vectors, relevance, past=True)[0] == [0, 1, 2, 3]
+    # An order a cross-encoder read keeps its first hit: the later word only trades places with its older one.
+    assert updates.later_first([note, old, new, far], vectors, relevance, lift=False)[0] == [0, 2, 1, 3]
 
 
 def test_each_memory_is_paired_once_with_the_update_most_alike_and_relevant() -> None:
