@@ -146,7 +146,9 @@ def later_first(
     update it is paired with, and a pair that answers the query goes before one that only resembles itself (a
     sibling fact about another subject). A later one ranked below its older one trades places with it, and then
     goes above the hits less close to the query than the closer of the two (another fact about the same person
-    ranked first by its words); every other hit keeps its order. A later one far less relevant to the query than
+    ranked first by its words), where it says that something changed (or the agent confirmed it): a pair made on
+    likeness alone only trades places, since a model's cosines say little in a language it was not trained on;
+    every other hit keeps its order. A later one far less relevant to the query than
     the older one (by more than GAP) is not paired, nor one above an older one the query says in its own words (a
     cosine of SAME). `past`: the query asks what was true before, and the order stays as ranked (the marks are
     still given). `scale`: how the model's cosines read against these thresholds (tiers/model/scale.py), two
@@ -181,12 +183,15 @@ def later_first(
     paired: set[int] = set()
     marks: dict[int, Later] = {}
     later_of: dict[int, int] = {}
-    for _, _, older, newer in pairs:
+    lifted: dict[int, int] = {}  # the pairs whose later word may also go above other hits: older -> later
+    for confirmed, _, older, newer in pairs:
         if older in paired or newer in paired:
             continue
         paired |= {older, newer}
         later_of[older] = newer
         marks[older] = Later(records[newer].id, records[newer].occurred_at)
+        if confirmed or says_change(records[newer].content):
+            lifted[older] = newer
     if not past:
         for older in sorted(later_of):
             newer = later_of[older]
@@ -197,9 +202,9 @@ def later_first(
             # The fact is as close to the query as the closer of its two words: a hit above it less close to the
             # query (another fact about the same person, a note that shares the query's words) answers it less.
             closeness = list(near)
-            for older, newer in later_of.items():
+            for older, newer in lifted.items():
                 closeness[newer] = max(near[older], near[newer])
-            for newer in sorted(later_of.values(), key=lambda i: -closeness[i]):
+            for newer in sorted(lifted.values(), key=lambda i: -closeness[i]):
                 at = order.index(newer)
                 to = next((i for i in range(at) if closeness[order[i]] < closeness[newer]), at)
                 order.insert(to, order.pop(at))

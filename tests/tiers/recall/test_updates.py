@@ -88,6 +88,10 @@ def test_the_later_word_goes_above_hits_less_close_to_the_query_than_its_fact() 
     assert updates.later_first([note, old, new, far], vectors, relevance, past=True)[0] == [0, 1, 2, 3]
     # An order a cross-encoder read keeps its first hit: the later word only trades places with its older one.
     assert updates.later_first([note, old, new, far], vectors, relevance, lift=False)[0] == [0, 2, 1, 3]
+    # A later memory that does not say that something changed is paired on likeness alone: where a model's
+    # cosines say little (a language it was not trained on), that is a guess, so it only trades places too.
+    unsaid = record("c" * 12, "Ana uses Zed for editing", JAN + timedelta(days=150))
+    assert updates.later_first([note, old, unsaid, far], vectors, relevance)[0] == [0, 2, 1, 3]
 
 
 def test_each_memory_is_paired_once_with_the_update_most_alike_and_relevant() -> None:
