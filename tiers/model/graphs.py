@@ -29,6 +29,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -45,38 +46,43 @@ VERSIONS = {DOCUMENTS: 3, QUERIES: 4}
 
 def ensure(source: Path, target: Path, recipe: str) -> Path:
     """`target`, a rewrite of the graph in `source` by `recipe`, built now unless its stamp says it is current."""
+    args = ["tiers.model.graphs", str(source)]
+    return built_apart(target, _stamp(source, recipe), args, [recipe], 300, f"rewriting {source}")
+
+
+def built_apart(
+    target: Path, wanted: dict[str, Any], module: Sequence[str], after: Sequence[str], timeout: float, what: str
+) -> Path:
+    """`target`, unless its stamp beside it says `wanted`, built by `python -m <module...> <partial> <after...>` in
+    a process of its own, into a temporary file renamed into place, then stamped.
+
+    Built in the server itself, what glibc kept of the freed parse stayed in the server's resident memory; the
+    temporary file and the rename keep servers starting together from reading half a graph.
+    """
     stamp = _stamp_path(target)
-    wanted = _stamp(source, recipe)
     try:
         if target.is_file() and not target.is_symlink() and json.loads(stamp.read_text()) == wanted:
             return target
     except (OSError, ValueError):
         pass
+    target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.part")
     try:
-        _rewrite_apart(source, partial, recipe)
+        done = subprocess.run(
+            [sys.executable, "-m", *module, str(partial), *after],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        if done.returncode != 0:
+            lines = (done.stderr or done.stdout).strip().splitlines()
+            raise RuntimeError(f"{what} failed: {lines[-1] if lines else f'exit {done.returncode}'}")
         os.replace(partial, target)
     finally:
         partial.unlink(missing_ok=True)
     write_atomic(stamp, json.dumps(wanted))
     return target
-
-
-def _rewrite_apart(source: Path, target: Path, recipe: str) -> None:
-    """`rewrite` in a process of its own: the parsed graph never joins a server's heap.
-
-    Built in the server itself, what glibc kept of the freed parse stayed in the server's resident memory.
-    """
-    done = subprocess.run(
-        [sys.executable, "-m", "tiers.model.graphs", str(source), str(target), recipe],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    if done.returncode != 0:
-        lines = (done.stderr or done.stdout).strip().splitlines()
-        raise RuntimeError(f"rewriting {source} failed: {lines[-1] if lines else f'exit {done.returncode}'}")
 
 
 def rewrite(source: Path, target: Path, recipe: str) -> None:
