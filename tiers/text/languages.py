@@ -56,6 +56,19 @@ _ALSO = {
 }
 _ALSO_SETS = {lang: frozenset(words.split()) for lang, words in _ALSO.items()}
 _DROPPED = {lang: stops | _ALSO_SETS[lang] for lang, stops in _LATIN_STOPS.items()}
+
+
+def _by_word(sets: dict[str, frozenset[str]]) -> dict[str, tuple[str, ...]]:
+    """Each word of these sets with the languages whose set holds it: one lookup a word where a vote reads them."""
+    found: dict[str, list[str]] = {}
+    for lang, held in sets.items():
+        for word in held:
+            found.setdefault(word, []).append(lang)
+    return {word: tuple(langs) for word, langs in found.items()}
+
+
+_STOP_OF = _by_word(_LATIN_STOPS)
+_ALSO_OF = _by_word(_ALSO_SETS)
 _VOWEL = "aeiouyhàâäéèêëîïôöùûü"
 # An elided article or pronoun before a vowel: French writes them everywhere; English has none of these forms
 # ("I'm", "don't" and "John's" put the apostrophe after a word, not after a lone letter).
@@ -181,10 +194,10 @@ def latin_language(found: Iterable[str], english_stop: frozenset[str], text: str
     for word in found:
         if word in english_stop:
             english += 1
-            for lang, also in _ALSO_SETS.items():
-                shared[lang] += word in also
-        for lang, stops in _LATIN_STOPS.items():
-            counts[lang] += word in stops
+            for lang in _ALSO_OF.get(word, ()):
+                shared[lang] += 1
+        for lang in _STOP_OF.get(word, ()):
+            counts[lang] += 1
     own = dict.fromkeys(_LATIN_STOPS, 0)  # evidence no other of these languages shares, to settle a tie
     if text and ("'" in text or "’" in text or not text.isascii()):
         lowered = text.lower()

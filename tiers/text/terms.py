@@ -6,6 +6,7 @@ loads without re-reading text and the cold tier's BM25 (tiers/index/cold.py) ran
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import date, datetime, timedelta
 
@@ -54,8 +55,26 @@ DATE_TERM_PATTERN = rf"^{MARK}(?:y|m|mo|d)\d"  # the date terms, which BM25's le
 _DATE_TERM = re.compile(DATE_TERM_PATTERN)
 
 
+CACHED_UP_TO = 2_000  # characters of a text whose words are remembered: memories and queries, not transcripts
+
+
 def words(text: str) -> list[str]:
-    """Lower-cased, stemmed words of `text` without stop words, in any script (tiers/text/languages.py)."""
+    """Lower-cased, stemmed words of `text` without stop words, in any script (tiers/text/languages.py).
+
+    A recall reads the words of its best hits several times (their names, their pairs, how common their words
+    are) and the same memories recur from one recall to the next: the words of a short text are remembered.
+    """
+    if len(text) <= CACHED_UP_TO:
+        return list(_remembered(text))
+    return _words(text)
+
+
+@functools.lru_cache(maxsize=4_096)
+def _remembered(text: str) -> tuple[str, ...]:
+    return tuple(_words(text))
+
+
+def _words(text: str) -> list[str]:
     if not text.isascii():
         return languages.words(text, _STEMMER, STOP_WORDS)
     every = _WORD.findall(text.lower())
