@@ -487,7 +487,7 @@ def _budget(limit: int, max_tokens: int | None) -> int | None:
     room for the last line, whatever the count it names."""
     if max_tokens is None:
         return None
-    return max_tokens * 4 - len(_left_out_line(limit, max_tokens)) - 1
+    return max_tokens * 4 - len(left_out_line(limit, max_tokens)) - 1
 
 
 def profile_fits(profile: dict[str, Entry], limit: int, max_tokens: int | None) -> bool:
@@ -567,14 +567,15 @@ def pack(
         used += cost
         headers.add(header)
         packed.hits.append(hit)
-    lines = head + (_grouped_lines(packed.hits) if grouped else [render_hit(h) for h in packed.hits])
+    lines = head + (grouped_lines(packed.hits) if grouped else [render_hit(h) for h in packed.hits])
     if packed.left_out:
-        lines.append(_left_out_line(packed.left_out, max_tokens))
+        lines.append(left_out_line(packed.left_out, max_tokens))
     packed.text = "\n".join(lines) if lines else "no memories match"
     return packed
 
 
-def _grouped_lines(hits: Sequence[Ranked]) -> list[str]:
+def grouped_lines(hits: Sequence[Ranked]) -> list[str]:
+    """Hits under the day they happened, oldest day first, in the order they were stored within a day."""
     lines: list[str] = []
     last = None
     for hit in sorted(hits, key=_day_order):
@@ -591,5 +592,6 @@ def _day_order(hit: Ranked) -> tuple[object, ...]:
     return (r.occurred_at.date(), r.tier.value, r.occurred_at, r.created_at, r.id)
 
 
-def _left_out_line(count: int, max_tokens: int | None) -> str:
+def left_out_line(count: int, max_tokens: int | None) -> str:
+    """The line that says how many hits a token budget left out."""
     return f"({count} more left out by the {max_tokens}-token budget)"

@@ -6,7 +6,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from tiers.recall.rank import DURABLE_WITHIN, Packed, Ranked, about_user, group_header, render_hit, render_profile
+from tiers.recall.rank import (
+    DURABLE_WITHIN,
+    Packed,
+    Ranked,
+    about_user,
+    grouped_lines,
+    left_out_line,
+    render_hit,
+    render_profile,
+)
 from tiers.recall.updates import asks_past
 from tiers.records import tokens_of
 from tiers.scopes.routing import Scope
@@ -118,7 +127,7 @@ def merge(
     Each scope counted the uses of what it packed, as it does alone: a project's memories heat as they always did."""
     if not user.hits and not user.profile:
         return alone(project)
-    reserve = len(_left_out_line(limit + project.left_out + user.left_out, max_tokens)) + 1
+    reserve = len(left_out_line(limit + project.left_out + user.left_out, max_tokens)) + 1
     budget = None if max_tokens is None else max_tokens * 4 - reserve
     profile = {scope: p for scope, p in ((Scope.PROJECT, project.profile), (Scope.USER, user.profile)) if p}
     if budget is not None and len(render(profile, [], grouped)) > budget:
@@ -132,7 +141,7 @@ def merge(
         chosen.append(hit)
     text = render(profile, chosen, grouped)
     if left_out:
-        text = f"{text}\n{_left_out_line(left_out, max_tokens)}" if text else _left_out_line(left_out, max_tokens)
+        text = f"{text}\n{left_out_line(left_out, max_tokens)}" if text else left_out_line(left_out, max_tokens)
     return Recalled(chosen, profile, left_out, text or "no memories match")
 
 
@@ -142,25 +151,8 @@ def render(profile: dict[Scope, dict[str, Entry]], hits: Sequence[Hit], grouped:
     for scope in Scope:
         lines = [render_profile(profile[scope])] if profile.get(scope) else []
         mine = [hit.ranked for hit in hits if hit.scope is scope]
-        lines += _grouped(mine) if grouped else [render_hit(hit) for hit in mine]
+        lines += grouped_lines(mine) if grouped else [render_hit(hit) for hit in mine]
         if lines:
             sections.append((scope, lines))
     headed = any(scope is Scope.USER for scope, _ in sections)
     return "\n".join(line for scope, lines in sections for line in ([HEADERS[scope]] if headed else []) + lines)
-
-
-def _grouped(hits: Sequence[Ranked]) -> list[str]:
-    """Hits under the day they happened, oldest day first, as `pack` groups them."""
-    lines: list[str] = []
-    last = None
-    for hit in sorted(hits, key=lambda h: (h.record.occurred_at.date(), h.record.tier.value, h.record.occurred_at)):
-        header = group_header(hit.record)
-        if header != last:
-            lines.append(header)
-            last = header
-        lines.append(render_hit(hit, grouped=True))
-    return lines
-
-
-def _left_out_line(count: int, max_tokens: int | None) -> str:
-    return f"({count} more left out by the {max_tokens}-token budget)"
