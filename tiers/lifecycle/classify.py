@@ -10,11 +10,12 @@ The agent's own `kind` or `key` hint always wins over these rules.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 from tiers.lifecycle import other_languages
-from tiers.records import DURABLE_KINDS, Kind
+from tiers.records import DURABLE_KINDS, MAX_BATCH, Kind
 from tiers.text import measure
 
 _I = r"\b(?:i|i'm|i am|i've|i'd|my|me|we|our)\b"
@@ -134,10 +135,28 @@ def first_person(content: str) -> str:
     return _THIRD_PERSON[1][0].sub(lambda m: "I " + _BASE_FORM.get(m.group(1).lower(), m.group(1)), text)
 
 
+CACHED_UP_TO = 2_000  # characters of a text whose classification is remembered
+
+
 def classify(content: str, hint: Kind | None = None) -> Classified:
-    """Classify `content`; a hint from the agent is trusted as given."""
+    """Classify `content`; a hint from the agent is trusted as given.
+
+    A write classifies each memory twice (the scope it goes to, then how it is stored): a short text's
+    classification is remembered, as its words are (tiers/text/terms.py).
+    """
     if hint is not None:
         return Classified(hint, hint in DURABLE_KINDS)
+    if len(content) <= CACHED_UP_TO:
+        return _remembered(content)
+    return _classify(content)
+
+
+@functools.lru_cache(maxsize=2 * MAX_BATCH)  # a whole batch, between its two passes
+def _remembered(content: str) -> Classified:
+    return _classify(content)
+
+
+def _classify(content: str) -> Classified:
     if measure.count(content) > STATEMENT_WORDS:
         return Classified(Kind.NOTE, False)
     text = first_person(content)
