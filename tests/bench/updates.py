@@ -1031,7 +1031,7 @@ def run_half(name: str, chosen: Sequence[Item], notes: Sequence[str], embedder: 
     old_ids: dict[int, str] = {}
     new_ids: dict[int, str] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        # The later-first order is off by default (MEMTIERS_LATER_FIRST): measured here as it is when on.
+        # The later-first order (MEMTIERS_LATER_FIRST, on by default) is asked for by name: the bench measures it on.
         memory = Memory(Path(tmp) / "ns", embedder, MemorySettings(recall=RecallSettings(updates=True)))
         stored = memory.remember(
             [MemoryIn(content=d.text, occurred_at=_iso(d.at)) for d in olds], max(d.at for d in olds)

@@ -11,7 +11,6 @@ import inspect
 import logging
 import re
 import threading
-import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
@@ -335,24 +334,24 @@ class Table:
     def compact(self, scrub: bool = False) -> None:
         """Merge small files, fold new rows into the id and hash indexes, drop every older version.
 
-        `scrub` (after a forget) also rewrites every file that held a deleted row, so no file keeps a
-        word of it. The work itself runs beside readers, who keep
-        reading the version they opened; only dropping the old versions waits for them to finish,
-        holding the read lock exclusive while every reader holds it shared, and for any write in progress.
+        Files are merged up to ROWS_PER_FILE rows and a full one is left as it is: LanceDB's own `optimize`
+        merges every file under a million rows, so each compaction of a growing table rewrote all of it (at
+        100,000 rows, 0.7 s of every 1,000-memory import batch, against 0.05 s here). `scrub` (after a forget)
+        also rewrites every file that held a deleted row, so no file keeps a word of it. The work itself runs
+        beside readers, who keep reading the version they opened; only dropping the old versions waits for them
+        to finish, holding the read lock exclusive while every reader holds it shared, and for any write in progress.
         """
         rows = self._table.count_rows()
-        if scrub:
-            self._table.to_lance().optimize.compact_files(  # pylance: optimize() keeps lightly deleted files
-                target_rows_per_fragment=ROWS_PER_FILE, materialize_deletions_threshold=0.0
-            )
+        self._table.to_lance().optimize.compact_files(
+            target_rows_per_fragment=ROWS_PER_FILE, materialize_deletions_threshold=0.0 if scrub else 0.1
+        )
         self._ensure_indexes(rows)
-        self._table.optimize()
+        self._table.to_lance().optimize.optimize_indices()
         # Dropping every file no version lists (`delete_unverified`) would also drop those a write in progress
         # has made and not yet committed: that step waits for the data folder's write lock, which every write
         # holds (the merging above runs beside writes: LanceDB commits the two in turn).
-        with file_lock(self.write_lock), shared_lock(self.read_lock, exclusive=True), warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=".*cleanup_older_than.*", category=UserWarning)
-            self._table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+        with file_lock(self.write_lock), shared_lock(self.read_lock, exclusive=True):
+            self._table.to_lance().cleanup_old_versions(older_than=timedelta(0), delete_unverified=True)
 
     def _ensure_indexes(self, rows: int) -> None:
         if not rows:

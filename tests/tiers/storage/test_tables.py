@@ -14,6 +14,7 @@ from tests.helpers import T0, files_containing
 from tiers.errors import InvalidInput, StorageError
 from tiers.model.embedder import FastEmbedder
 from tiers.records import content_hash
+from tiers.storage import tables
 from tiers.storage.tables import Connection, Table, check_id, quote, schema
 from tiers.text.terms import document_terms
 
@@ -125,6 +126,29 @@ def test_compaction_merges_small_writes_and_drops_every_older_version(tmp_path: 
     assert table.versions() == 1
     assert table.ids() == {rid(1), rid(2), rid(3)}
     assert table.get([rid(3)], ["content"])["content"].to_pylist() == [GARDEN[3]]
+
+
+def test_compaction_leaves_a_full_file_as_it_is_and_merges_the_small_ones_after_it(
+    tmp_path: Path, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A file of ROWS_PER_FILE rows is never rewritten: each compaction of a growing table costs the rows written
+    # since, not the whole table (as LanceDB's own optimize, which merges every file under a million rows).
+    monkeypatch.setattr(tables, "ROWS_PER_FILE", 3)
+    table = open_table(tmp_path)
+    table.add(rows(embedder, GARDEN[:3]))
+    table.compact()
+    (full,) = table._table.to_lance().get_fragments()
+    full_files = [f.path for f in full.data_files()]
+    table.add(rows(embedder, [GARDEN[3]], start=3))
+    table.add(rows(embedder, ["The shed door sticks in wet weather."], start=4))
+
+    table.compact()
+
+    fragments = table._table.to_lance().get_fragments()
+    assert [f.count_rows() for f in fragments] == [3, 2]
+    assert [f.path for f in fragments[0].data_files()] == full_files
+    assert table.versions() == 1
+    assert table.ids() == {rid(i) for i in range(5)}
 
 
 def test_compaction_drops_the_full_text_and_vector_indexes_an_older_store_kept_on_its_table(
