@@ -315,7 +315,7 @@ class Store:
     def after_write(self, before: int, after: int) -> None:
         """Compact warm each time the row counter (shared by every process) passes a multiple of `compact_every`."""
         if after // self.compact_every > before // self.compact_every:
-            self.warm_table.compact()
+            self.warm_table.compact(quick=True)
 
     def compact(self) -> None:
         self.warm_table.compact()

@@ -31,6 +31,7 @@ _ID = re.compile(r"^[0-9a-f]{12}$")
 _TS = pa.timestamp("us", tz="UTC")
 # Rows per data file: forgetting a record rewrites the one file that held it, so files stay small.
 ROWS_PER_FILE = 50_000
+QUICK_FILE_ROWS = ROWS_PER_FILE // 8  # a file this large is left to the sweep's compaction by one after a write
 RECORD_COLUMNS = [
     "id", "content", "tier", "kind", "protected", "tags", "metadata", "source",
     "occurred_at", "created_at", "forget_after", "superseded_by", "superseded_at", "before", "after",
@@ -331,19 +332,25 @@ class Table:
             self._table.update(where=in_ids(list(ids[start : start + 500])), values=values)
 
     @_mapped("compacting")
-    def compact(self, scrub: bool = False) -> None:
+    def compact(self, scrub: bool = False, quick: bool = False) -> None:
         """Merge small files, fold new rows into the id and hash indexes, drop every older version.
 
         Files are merged up to ROWS_PER_FILE rows and a full one is left as it is: LanceDB's own `optimize`
-        merges every file under a million rows, so each compaction of a growing table rewrote all of it (at
-        100,000 rows, 0.7 s of every 1,000-memory import batch, against 0.05 s here). `scrub` (after a forget)
-        also rewrites every file that held a deleted row, so no file keeps a word of it. The work itself runs
-        beside readers, who keep reading the version they opened; only dropping the old versions waits for them
-        to finish, holding the read lock exclusive while every reader holds it shared, and for any write in progress.
+        merges every file under a million rows, so each compaction of a growing table rewrote all of it.
+        `quick` (after a write) merges only the files under QUICK_FILE_ROWS: the one still growing towards
+        ROWS_PER_FILE would otherwise be rewritten after every write, and the sweep's compaction merges it.
+        `scrub` (after a forget) also rewrites every file that held a deleted row, so no file keeps a word of it.
+        The work itself runs beside readers, who keep reading the version they opened; only dropping the old
+        versions waits for them to finish, holding the read lock exclusive while every reader holds it shared,
+        and for any write in progress.
         """
         rows = self._table.count_rows()
-        self._table.to_lance().optimize.compact_files(
-            target_rows_per_fragment=ROWS_PER_FILE, materialize_deletions_threshold=0.0 if scrub else 0.1
+        dataset = self._table.to_lance()
+        kept = [f.fragment_id for f in dataset.get_fragments() if f.physical_rows >= QUICK_FILE_ROWS] if quick else []
+        dataset.optimize.compact_files(
+            target_rows_per_fragment=ROWS_PER_FILE,
+            materialize_deletions_threshold=0.0 if scrub else 0.1,
+            excluded_fragment_ids=kept or None,
         )
         self._ensure_indexes(rows)
         self._table.to_lance().optimize.optimize_indices()

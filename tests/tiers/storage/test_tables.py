@@ -151,6 +151,32 @@ def test_compaction_leaves_a_full_file_as_it_is_and_merges_the_small_ones_after_
     assert table.ids() == {rid(i) for i in range(5)}
 
 
+def test_a_quick_compaction_after_a_write_leaves_the_growing_file_to_the_full_one(
+    tmp_path: Path, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # After a write only the files under QUICK_FILE_ROWS are merged: the file growing towards ROWS_PER_FILE is not
+    # rewritten by every write; a full compaction (the sweep's) merges it.
+    monkeypatch.setattr(tables, "ROWS_PER_FILE", 10)
+    monkeypatch.setattr(tables, "QUICK_FILE_ROWS", 2)
+    table = open_table(tmp_path)
+    table.add(rows(embedder, GARDEN[:2]))
+    (growing,) = table._table.to_lance().get_fragments()
+    table.add(rows(embedder, [GARDEN[2]], start=2))
+    table.add(rows(embedder, [GARDEN[3]], start=3))
+
+    table.compact(quick=True)
+
+    fragments = table._table.to_lance().get_fragments()
+    assert [f.count_rows() for f in fragments] == [2, 2]
+    assert fragments[0].fragment_id == growing.fragment_id
+    assert table.versions() == 1
+
+    table.compact()
+
+    assert [f.count_rows() for f in table._table.to_lance().get_fragments()] == [4]
+    assert table.ids() == {rid(i) for i in range(4)}
+
+
 def test_compaction_drops_the_full_text_and_vector_indexes_an_older_store_kept_on_its_table(
     tmp_path: Path, embedder: FastEmbedder
 ) -> None:
