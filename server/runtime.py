@@ -231,6 +231,9 @@ class Runtime:
     async def _open_store(self) -> None:
         try:
             await self.run(self.memory.warm_up)
+            user = self._user_memory
+            if user is not None and user is not self.memory:  # the first recall reads both scopes
+                await self.run(user.warm_up)
             log.info(
                 "%s holds memories embedded with %s; `memtiers reembed` moves them to the model MEMTIERS_EMBED_MODEL "
                 "names",

@@ -48,7 +48,7 @@ from tiers.index import signs
 from tiers.index.cold import ColdScope, id_numbers
 from tiers.memory import Memory
 from tiers.model import graphs
-from tiers.model.embedder import FastEmbedder, packaged_model_folder
+from tiers.model.embedder import FastEmbedder, forget_recent_queries, packaged_model_folder
 from tiers.namespace import search
 from tiers.records import MemoryIn
 
@@ -140,6 +140,7 @@ def measure_recall(inputs: Inputs, folder: Path, figures: Figures) -> np.ndarray
     try:
 
         def recall(query: str) -> None:
+            forget_recent_queries()  # each recall pays for its query's embedding, as a new question does
             memory.recall(query, now, limit=LIMIT, max_tokens=MAX_TOKENS)
 
         first = timed(lambda: recall(inputs.queries[0]))

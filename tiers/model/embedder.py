@@ -10,12 +10,15 @@ through a graph whose vectors are the packaged graph's bit for bit, queries thro
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import logging
 import os
 import shutil
 import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,10 +86,37 @@ def words_weight(embedder: Embedder) -> float:
     return float(weight) if isinstance(weight, int | float) else 1.0
 
 
+RECENT_QUERIES = 16  # the last queries' vectors kept per embedder: a recall across two scopes embeds its query once
+_recent: weakref.WeakKeyDictionary[Any, OrderedDict[tuple[str, ...], np.ndarray]] = weakref.WeakKeyDictionary()
+_recent_lock = threading.Lock()
+
+
+def forget_recent_queries() -> None:
+    """Drop the kept query vectors (a benchmark that times the model in every recall calls it before each)."""
+    with _recent_lock:
+        _recent.clear()
+
+
 def embed_queries(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
-    """Vectors of what recall compares memories with: by the embedder's query path where it has one."""
+    """Vectors of what recall compares memories with: by the embedder's query path where it has one.
+
+    The vectors of the last RECENT_QUERIES calls are kept: a recall asks the project's scope and then the user's
+    the same query, and the second would otherwise pay the model again."""
+    key = tuple(texts)
+    with _recent_lock, contextlib.suppress(TypeError):
+        kept = _recent.get(embedder)
+        found = kept.get(key) if kept is not None else None
+        if found is not None:
+            kept.move_to_end(key)  # type: ignore[union-attr]
+            return found.copy()
     queries = getattr(embedder, "embed_queries", None)
-    return queries(texts) if queries is not None else embedder.embed(texts)
+    vectors = queries(texts) if queries is not None else embedder.embed(texts)
+    with _recent_lock, contextlib.suppress(TypeError):  # an embedder a weak reference cannot name is not kept
+        kept = _recent.setdefault(embedder, OrderedDict())
+        kept[key] = np.array(vectors, copy=True)
+        while len(kept) > RECENT_QUERIES:
+            kept.popitem(last=False)
+    return vectors
 
 
 # A memory longer than this many words is embedded in pieces of it (about 200 word pieces each, inside the

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.helpers import T0
@@ -101,3 +102,36 @@ def test_forget_and_promote_find_a_memory_in_whichever_scope_holds_it(home: tupl
     assert scope is Scope.USER and forgotten.orphaned_profile_keys == ("health.dentist",)
     with pytest.raises(NotFound, match="this project or the user scope"):
         Scoped(alpha, user).forget(fact.stored.id, T0)
+
+
+class _Counting:
+    """The real model, counting the query texts it is asked to embed."""
+
+    def __init__(self, inner: FastEmbedder) -> None:
+        self.inner = inner
+        self.name, self.dim = inner.name, inner.dim
+        self.queries: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed(texts)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        self.queries += texts
+        return self.inner.embed_queries(texts)
+
+
+def test_a_recall_across_both_scopes_embeds_its_query_once(tmp_path: Path, embedder: FastEmbedder) -> None:
+    counting = _Counting(embedder)
+    project, user = (Memory(tmp_path / name, counting) for name in ("alpha", "user"))
+    try:
+        scoped = Scoped(project, user)
+        scoped.remember([MemoryIn(content="I live in Porto"), MemoryIn(content="Alpha ships on Fridays")], T0)
+        counting.queries.clear()
+
+        found = scoped.recall("where do I live?", T0)
+
+        assert [h.ranked.record.content for h in found.hits][:1] == ["I live in Porto"]
+        assert counting.queries.count("where do I live?") == 1
+    finally:
+        project.close()
+        user.close()
