@@ -341,7 +341,16 @@ def prepare_model_cache(home: Path, figures: Figures) -> None:
 
 
 def measure_server(inputs: Inputs, home: Path, figures: Figures) -> None:
+    anyio.run(_start_once, inputs, home)
     anyio.run(_serve, inputs, home, figures)
+
+
+async def _start_once(inputs: Inputs, home: Path) -> None:
+    """A server started once on `home` before the timed one, as a restarted server finds its data folder: the
+    first start of a data folder makes the user scope's empty store, which imports LanceDB (about 1.3 s and 70 MB
+    on this machine), and a later start reads its saved indexes without it."""
+    async with _server(home) as (client, _):
+        await _two_recalls(client, inputs)
 
 
 def measure_sweep(inputs: Inputs, home: Path, figures: Figures) -> None:
