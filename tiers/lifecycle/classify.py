@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from tiers.lifecycle import other_languages
 from tiers.records import DURABLE_KINDS, MAX_BATCH, Kind
 from tiers.text import measure
+from tiers.text.terms import CACHED_UP_TO
 
 _I = r"\b(?:i|i'm|i am|i've|i'd|my|me|we|our)\b"
 _PROFESSIONS = (
@@ -133,9 +134,6 @@ def first_person(content: str) -> str:
     """`content` with third-person statements about the user ("The user prefers …") turned first person."""
     text = _THIRD_PERSON[0][0].sub(_THIRD_PERSON[0][1], content)
     return _THIRD_PERSON[1][0].sub(lambda m: "I " + _BASE_FORM.get(m.group(1).lower(), m.group(1)), text)
-
-
-CACHED_UP_TO = 2_000  # characters of a text whose classification is remembered
 
 
 def classify(content: str, hint: Kind | None = None) -> Classified:
