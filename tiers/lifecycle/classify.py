@@ -10,14 +10,13 @@ The agent's own `kind` or `key` hint always wins over these rules.
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 
 from tiers.lifecycle import other_languages
 from tiers.records import DURABLE_KINDS, MAX_BATCH, Kind
 from tiers.text import measure
-from tiers.text.terms import CACHED_UP_TO
+from tiers.text.terms import remembered
 
 _I = r"\b(?:i|i'm|i am|i've|i'd|my|me|we|our)\b"
 _PROFESSIONS = (
@@ -144,16 +143,10 @@ def classify(content: str, hint: Kind | None = None) -> Classified:
     """
     if hint is not None:
         return Classified(hint, hint in DURABLE_KINDS)
-    if len(content) <= CACHED_UP_TO:
-        return _remembered(content)
     return _classify(content)
 
 
-@functools.lru_cache(maxsize=2 * MAX_BATCH)  # a whole batch, between its two passes
-def _remembered(content: str) -> Classified:
-    return _classify(content)
-
-
+@remembered(2 * MAX_BATCH)  # a whole batch, between its two passes
 def _classify(content: str) -> Classified:
     if measure.count(content) > STATEMENT_WORDS:
         return Classified(Kind.NOTE, False)

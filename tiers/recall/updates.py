@@ -14,7 +14,6 @@ English; in other languages the closer-meaning rule alone applies, and every que
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ import numpy as np
 
 from tiers.model.scale import AS_THEY_ARE, CosineScale
 from tiers.records import Record
-from tiers.text.terms import CACHED_UP_TO, language, words
+from tiers.text.terms import language, remembered, words
 
 # Close in meaning without change words: one memory restating the other's subject with another value.
 CLOSE = 0.6
@@ -83,10 +82,10 @@ def mark(later: Later) -> str:
 def says_change(text: str) -> bool:
     """Whether a memory says in words that something changed (remembered for a short text: a recall asks it of
     each pair among its best hits, and the same memories come back from one recall to the next)."""
-    return _says_change(text) if len(text) <= CACHED_UP_TO else bool(_CHANGE.search(text))
+    return _says_change(text)
 
 
-@functools.lru_cache(maxsize=4_096)
+@remembered(4_096)
 def _says_change(text: str) -> bool:
     return bool(_CHANGE.search(text))
 
@@ -99,10 +98,10 @@ def asks_past(query: str) -> bool:
 def said_by_me(text: str) -> bool:
     """Whether a memory is said in the first person singular: its subject is the speaker, a word of every one of
     them that the stop words leave out ("I'm vegetarian", "I've been vegan since January")."""
-    return _said_by_me(text) if len(text) <= CACHED_UP_TO else bool(_ME.search(text))
+    return _said_by_me(text)
 
 
-@functools.lru_cache(maxsize=4_096)
+@remembered(4_096)
 def _said_by_me(text: str) -> bool:
     return bool(_ME.search(text))
 

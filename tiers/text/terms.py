@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from datetime import date, datetime, timedelta
+from typing import TypeVar
 
 from py_rust_stemmers import SnowballStemmer
 
@@ -56,6 +58,23 @@ _DATE_TERM = re.compile(DATE_TERM_PATTERN)
 
 
 CACHED_UP_TO = 2_000  # characters of a text whose words are remembered: memories and queries, not transcripts
+T = TypeVar("T")
+
+
+def remembered(size: int) -> Callable[[Callable[[str], T]], Callable[[str], T]]:
+    """A function of one text whose results for the last `size` texts of at most CACHED_UP_TO characters are
+    remembered (its results must not be changed by callers): recall and writes ask the same of the same memories."""
+
+    def wrap(function: Callable[[str], T]) -> Callable[[str], T]:
+        kept = functools.lru_cache(maxsize=size)(function)
+
+        @functools.wraps(function)
+        def call(text: str) -> T:
+            return kept(text) if len(text) <= CACHED_UP_TO else function(text)
+
+        return call
+
+    return wrap
 
 
 def words(text: str) -> list[str]:
@@ -64,12 +83,10 @@ def words(text: str) -> list[str]:
     A recall reads the words of its best hits several times (their names, their pairs, how common their words
     are) and the same memories recur from one recall to the next: the words of a short text are remembered.
     """
-    if len(text) <= CACHED_UP_TO:
-        return list(_remembered(text))
-    return _words(text)
+    return list(_remembered(text))
 
 
-@functools.lru_cache(maxsize=4_096)
+@remembered(4_096)
 def _remembered(text: str) -> tuple[str, ...]:
     return tuple(_words(text))
 
