@@ -154,8 +154,8 @@ def test_the_multilingual_setting_on_a_store_of_the_default_model_is_refused_unt
 
     assert refused == 1
     assert "embedded with 'memtiers/all-MiniLM-L6-v2-int8'" in said
-    assert "not the configured 'intfloat/multilingual-e5-small-q4'" in said and "`memtiers reembed`" in said
-    assert (moved, reembedded) == (0, "re-embedded 2 memories with intfloat/multilingual-e5-small-q4\n")
-    assert (stats["model"], stats["warm"]) == ("intfloat/multilingual-e5-small-q4", 2)
+    assert "not the configured 'intfloat/multilingual-e5-small-q4-centred'" in said and "`memtiers reembed`" in said
+    assert (moved, reembedded) == (0, "re-embedded 2 memories with intfloat/multilingual-e5-small-q4-centred\n")
+    assert (stats["model"], stats["warm"]) == ("intfloat/multilingual-e5-small-q4-centred", 2)
     assert refused_back == 1
     assert back == "re-embedded 2 memories with memtiers/all-MiniLM-L6-v2-int8\n"

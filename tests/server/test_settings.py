@@ -120,9 +120,10 @@ def test_an_override_of_a_setting_reaches_the_memory_settings_derived_from_it(se
 @pytest.mark.parametrize(
     ("given", "full"),
     [
-        ("multilingual", "intfloat/multilingual-e5-small-q4"),
-        (" Multilingual ", "intfloat/multilingual-e5-small-q4"),
-        ("intfloat/multilingual-e5-small-q4", "intfloat/multilingual-e5-small-q4"),
+        ("multilingual", "intfloat/multilingual-e5-small-q4-centred"),
+        (" Multilingual ", "intfloat/multilingual-e5-small-q4-centred"),
+        ("intfloat/multilingual-e5-small-q4-centred", "intfloat/multilingual-e5-small-q4-centred"),
+        ("intfloat/multilingual-e5-small-q4", "intfloat/multilingual-e5-small-q4-centred"),  # its name before centres
         ("default", "memtiers/all-MiniLM-L6-v2-int8"),
     ],
 )

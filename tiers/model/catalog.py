@@ -15,7 +15,8 @@ from tiers.model import e5file, multilingual
 from tiers.model.embedder import DEFAULT_MODEL, FastEmbedder, LoadingEmbedder
 from tiers.model.multilingual import MultilingualEmbedder
 
-SHORT_NAMES = {"default": DEFAULT_MODEL, "multilingual": multilingual.NAME}
+# A former full name given in the settings names the model it became (its store is re-embedded once).
+SHORT_NAMES = {"default": DEFAULT_MODEL, "multilingual": multilingual.NAME, multilingual.FORMER_NAME: multilingual.NAME}
 
 
 def canonical(name: str) -> str:

@@ -86,6 +86,12 @@ def words_weight(embedder: Embedder) -> float:
     return float(weight) if isinstance(weight, int | float) else 1.0
 
 
+def lists_kinds(embedder: Embedder) -> bool:
+    """Whether recall lists a durable kind of the user's facts first for a query that comes close to the kind's name
+    (RecallSettings.kind_match): the embedder's `lists_kinds` where it has one, else True."""
+    return bool(getattr(embedder, "lists_kinds", True))
+
+
 RECENT_QUERIES = 16  # the last queries' vectors kept per embedder: a recall across two scopes embeds its query once
 _recent: weakref.WeakKeyDictionary[Any, OrderedDict[tuple[str, ...], np.ndarray]] = weakref.WeakKeyDictionary()
 _recent_lock = threading.Lock()

@@ -24,7 +24,7 @@ from tiers.index.cold_reads import ColdHits, Found, cold_scope
 from tiers.index.warm import Scope, WarmIndex
 from tiers.lifecycle.rules import hot_rid
 from tiers.model import rerank
-from tiers.model.embedder import cosine_scale, embed_queries, is_long, words_weight
+from tiers.model.embedder import cosine_scale, embed_queries, is_long, lists_kinds, words_weight
 from tiers.model.embedder import pieces as pieces_of
 from tiers.namespace.parts import Parts
 from tiers.recall import rank as ranking
@@ -179,6 +179,8 @@ class Search:
         settings = parts.settings.recall
         if (weight := words_weight(parts.embedder)) != 1.0:  # the words' weight beside this model's meaning
             settings = replace(settings, text_weight=settings.text_weight * weight)
+        if not lists_kinds(parts.embedder):
+            settings = replace(settings, kind_match=0.0)
         store = parts.store
         hits: ColdHits | None = None
         if Tier.COLD in query.tiers:

