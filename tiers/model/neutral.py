@@ -1,7 +1,8 @@
-"""The first fifteen of tiers/model/scale.py's NEUTRAL texts in the seven other languages the multilingual
-model's scale reads apart (written for this by translation, never benchmark data): a model's cosines of two
-unrelated texts of one language run higher in some languages than in English, and read on the English scale,
-unrelated memories in Chinese looked as alike as a memory and its update do in English."""
+"""The first fifteen of tiers/model/scale.py's NEUTRAL texts in seven other languages (written for this by
+translation, never benchmark data): unrelated texts of one language, by which a model's cosines in that language
+are read against English ones. e5's own vectors put them closer than English ones (read on the English scale,
+unrelated Chinese memories looked as alike as a memory and its update do in English); taken from their
+language's centres (tiers/model/centres.py) they sit as English ones do, which the tests check on these texts."""
 
 from __future__ import annotations
 

@@ -3,26 +3,24 @@
 Recall's thresholds were set on the default model's cosines: how alike two memories must be for one to be a
 later word on the other (tiers/recall/updates.py), how close a query must come to "my health" to list the user's
 health facts first (`RecallSettings.kind_match`), to a profile entry to show it (tiers/namespace/search.py), and
-how much an excerpt's choice weighs meaning against words (tiers/index/pieces.py). e5's vectors share one large
-direction, so any two texts sit at a cosine of 0.7 to 0.9 where the default model puts unrelated texts near 0.2:
-under e5 every pair passed every threshold. A `CosineScale` keeps 1 at 1 and stretches the distance below it by
-one factor for each kind of pair (two memories, a query and a memory, two queries: e5's prefixes make them
-differ), so that the median cosine of unrelated texts is the default model's. Only comparisons with a threshold
-read it: ranking uses each model's own cosines (its order within a query does not change under such a map,
-and the fusion with words reads each ranking's scores from its median to its best).
-
-Subtracting the common direction from every vector (and normalising again) brought the floor down too, but
-changed e5's order of memories for a query, and found less (docs/recall.md).
+how much an excerpt's choice weighs meaning against words (tiers/index/pieces.py). Another model's cosines may sit
+elsewhere: e5's own vectors share one large direction, so any two texts sit at a cosine of 0.7 to 0.9 where the
+default model puts unrelated texts near 0.2, and under them every pair passed every threshold. A `CosineScale`
+keeps 1 at 1 and stretches the distance below it by one factor for each kind of pair (two memories, a query and a
+memory, two queries: e5's prefixes make them differ), so that the median cosine of unrelated texts is the default
+model's. Only comparisons with a threshold read it: ranking uses each model's own cosines (its order within a
+query does not change under such a map, and the fusion with words reads each ranking's scores from its median to
+its best).
 
 The factors are fitted on NEUTRAL, thirty ordinary English sentences and questions on unrelated subjects written
 for this (never benchmark data), by `python -m tests.bench.cosine_scale`: for each kind of pair, the median
 cosine of two of them by each model. English, because that is where the thresholds were set on the default
 model: its cosines of unrelated texts in other languages run higher (it was trained on English), and are no
-scale to read by. The multilingual model's unrelated texts of one language sit closer in some languages than in
-English too (Chinese 0.86 against English 0.78): two memories both written in one of the seven languages of
-tiers/model/neutral.py (fifteen of NEUTRAL translated) are read by that language's own stretch, fitted on them
-against the default model's English floor; without it, unrelated Chinese notes read as alike as an English
-memory and its update, and recall put them above facts as their later word.
+scale to read by. A model whose unrelated texts of one language sit closer than English ones may read two
+memories of that language by a stretch of its own (`memories_in`, fitted on tiers/model/neutral.py, fifteen of
+NEUTRAL translated into seven languages): e5's own vectors needed it (Chinese 0.86 against English 0.78), the
+multilingual model's vectors taken from their language's centres (tiers/model/centres.py) do not, and sit close to
+the default model's floor in every language (its shipped scale stretches by about 0.95).
 tests/tiers/model/test_multilingual.py checks that the shipped factors are what these texts give.
 """
 
