@@ -44,10 +44,10 @@ class MultilingualEmbedder:
     """
 
     scale = SCALE
-    # Its meaning finds more than the default model's outside English and, once centred, across languages, where
-    # words cannot match at all: the word ranking weighs a quarter of what it weighs beside the default model (set on
-    # one half of the languages benchmark, confirmed on the other: docs/benchmark.md, "Languages").
-    words_weight = 0.25
+    # Its meaning finds more than the default model's outside English, and the word ranking at the weight set on the
+    # default model cost it: the words weigh half of that. A quarter found more across languages (words cannot match
+    # there) and lost more of English conversations, where words find much (docs/benchmark.md, "Languages").
+    words_weight = 0.5
     # Recall lists a durable kind of the user's facts first for a query about the user close to the kind's name ("my
     # preferences"). Centred, this model puts many questions about the user's things that close ("What camera do I
     # have?"), and a fact the classifier did not file under that kind then went below the others of it: without the

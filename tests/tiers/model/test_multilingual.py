@@ -251,7 +251,7 @@ def test_recall_weighs_words_by_the_models_share_of_the_setting_and_lists_kinds_
         memory.recall("我对什么过敏？", T0)
         memory.close()
 
-    assert words_weight(embedder) == 1.0 and words_weight(multilingual) == MultilingualEmbedder.words_weight == 0.25
-    assert weighed == [set_to * 0.25, set_to]
+    assert words_weight(embedder) == 1.0 and words_weight(multilingual) == MultilingualEmbedder.words_weight == 0.5
+    assert weighed == [set_to * 0.5, set_to]
     assert kinds == [0.0, MemorySettings().recall.kind_match]
     assert lists_kinds(embedder) and not lists_kinds(multilingual)
