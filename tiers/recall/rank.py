@@ -21,7 +21,7 @@ from tiers.records import Kind, Record, Tier, tokens_of
 from tiers.storage.hot import Entry
 from tiers.text.measure import Words, quarters
 from tiers.text.measure import words as words_of
-from tiers.text.terms import TIME_TERM, asked_dates, latin_language, words
+from tiers.text.terms import STOP_WORDS, TIME_TERM, asked_dates, latin_language, words
 
 DEPTH = 200  # ranks past this add nothing to the fusion
 _OFF = {"rrf_k": 60.0, "text_weight": 0.0, "excerpt_span": 1, "rerank": 0}  # rrf_k "off" is the customary constant
@@ -297,17 +297,25 @@ NAMED_WITHIN = 10  # the recall tool's default limit: the hits holding the query
 
 
 def named(query: str) -> set[str]:
-    """The terms of the words a query writes with a capital letter (a person, a project, a place; "I" and the
-    question words are stop words): what it asks about. None in scripts without capitals, nor in German, which
-    capitalises every noun; in the other Latin-script languages the query's first word is left out, as their
-    question words are not all stop words ("Dónde", "Quand")."""
+    """The words a query writes with a capital letter (a person, a project, a place; "I" and the question words are
+    stop words), as terms and as written (lower-cased): what it asks about. None in scripts without capitals, nor in
+    German, which capitalises every noun; in the other Latin-script languages the query's first word is left out,
+    as their question words are not all stop words ("Dónde", "Quand")."""
     said = _WORD.findall(query)
     language = latin_language(query)
     if language == "de":
         return set()
     if language is not None:
         said = said[1:]
-    return set(words(" ".join(w for w in said if w[0].isupper())))
+    capitalised = [w for w in said if w[0].isupper()]
+    return set(words(" ".join(capitalised))) | {w.lower() for w in capitalised if w.lower() not in STOP_WORDS}
+
+
+def holds_a_name(asked: set[str], content: str) -> bool:
+    """Whether `content` holds one of the names `named` found, as a term or as written: a name is not stemmed
+    alike in two languages ("Javier" is "javier" to the English stemmer, "javi" to the Spanish one), and a question
+    in one language asks about a name said in another."""
+    return not asked.isdisjoint(words(content)) or not asked.isdisjoint(_WORD.findall(content.lower()))
 
 
 def named_first(query: str, ranked: Sequence[Ranked]) -> list[Ranked]:
@@ -321,7 +329,7 @@ def named_first(query: str, ranked: Sequence[Ranked]) -> list[Ranked]:
     window = list(ranked[:NAMED_WITHIN])
     if not asked:
         return list(ranked)
-    holds = [bool(asked.intersection(words(hit.record.content))) for hit in window]
+    holds = [holds_a_name(asked, hit.record.content) for hit in window]
     if all(holds) or not any(holds):
         return list(ranked)
     first = [hit for hit, held in zip(window, holds, strict=True) if held]
