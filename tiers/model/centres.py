@@ -9,7 +9,7 @@ benchmark data; the same sentences, so that two centres differ by their language
 centre for memories and one for queries (e5 reads each with its own prefix). A vector less the centre of its
 text's language (tiers/text/terms.py `language`), made unit again, keeps what the text says and loses most of the
 language it says it in. A language without sentences here (Korean, Portuguese, Italian...) is taken from the
-mean of the centres. docs/languages.md has what it changed.
+mean of the centres. docs/model.md says what it changed, docs/benchmark.md ("Languages") has the runs.
 """
 
 from __future__ import annotations

@@ -32,8 +32,8 @@ MEMORY, QUERY = "passage: ", "query: "
 BATCH_TEXTS = 64
 TOKENS_PER_BATCH = 512  # as tiers/model/packaged.py: a batch of similar lengths pads little
 # Fitted by `python -m tests.bench.cosine_scale`. Taken from their centres, unrelated texts of every language sit
-# where the default model's sit in English (e5's own vectors put them at 0.78 in English and 0.86 in Chinese, and
-# each language needed a stretch of its own).
+# about where the default model's sit in English (e5's own vectors put them far higher, higher still in some
+# languages than in English, and each language needed a stretch of its own).
 SCALE = CosineScale(memories=0.96, queries=0.95, asked=0.95)
 
 
