@@ -208,7 +208,8 @@ class Centres:
         except CorruptFile:
             found = {}
         if found.get("stamp") == STAMP:
-            return cls(_arrays(found["memories"]), _arrays(found["queries"]))
+            with contextlib.suppress(KeyError, TypeError, ValueError, AttributeError):  # stamped, but not whole
+                return cls(_arrays(found["memories"]), _arrays(found["queries"]))
         made = cls.of(memories, queries)
         keep = {"stamp": STAMP, "memories": _lists(made.memories), "queries": _lists(made.queries)}
         with contextlib.suppress(StorageError):  # a cache it cannot write costs the next start the same work

@@ -106,9 +106,11 @@ def test_the_centres_are_kept_beside_the_graph_and_made_again_when_the_file_is_n
     again = Centres.kept(path, counted, multilingual.e5_queries)
     path.write_text("{not json")
     mended = Centres.kept(path, counted, multilingual.e5_queries)
+    path.write_text(json.dumps({"stamp": STAMP, "memories": {"en": "cut short"}}))
+    whole = Centres.kept(path, counted, multilingual.e5_queries)
 
-    assert len(calls) == 2 * len(REFERENCE)  # made, read back, made again: one call per language each time
-    for centres in (first, again, mended):
+    assert len(calls) == 3 * len(REFERENCE)  # made, read back, made again twice: one call per language each time
+    for centres in (first, again, mended, whole):
         assert all(np.array_equal(centres.memories[lang], made.memories[lang]) for lang in made.memories)
         assert all(np.array_equal(centres.queries[lang], made.queries[lang]) for lang in made.queries)
     assert json.loads(path.read_text())["stamp"] == STAMP
