@@ -911,6 +911,8 @@ class Score:
     marked_both: int = 0
     marked_wrong: int = 0  # shown old ones marked by another memory than their new one
     marked: int = 0
+    recalls: int = 0
+    other_marks: int = 0  # marks on shown memories other than an update item's older one by its later one
     hint_right: int = 0
     hint_any: int = 0
     false_alarms: int = 0
@@ -927,6 +929,8 @@ class Score:
             "marked_both",
             "marked_wrong",
             "marked",
+            "recalls",
+            "other_marks",
             "hint_right",
             "hint_any",
             "false_alarms",
@@ -970,6 +974,12 @@ def rows(score: Score) -> list[tuple[str, str, str, str]]:
             "(diagnostic) marked where the new one is shown too",
             f"{share(score.marked_both, score.shown_both):.1%}",
             str(score.shown_both),
+            "",
+        ),
+        (
+            "(diagnostic) marks on memories no update made older, per recall",
+            f"{score.other_marks / max(score.recalls, 1):.2f}",
+            str(score.recalls),
             "",
         ),
         (f"history: older one in top {HISTORY_TOP}", f"{share(score.history, n):.1%}", str(n), ">= 90%"),
@@ -1057,6 +1067,7 @@ def run_half(name: str, chosen: Sequence[Item], notes: Sequence[str], embedder: 
                     file=log,
                     flush=True,
                 )
+        pair_of = {old_ids[i]: new_ids[i] for i in new_ids}  # each item's older memory -> its later one
         for index, item in enumerate(chosen):
             old, new = old_ids[index], new_ids[index]
             asked: list[list[Any]] = []
@@ -1076,6 +1087,10 @@ def run_half(name: str, chosen: Sequence[Item], notes: Sequence[str], embedder: 
             score.history += within([h.record.id for h in packed.hits], old)
             asked.append(packed.hits)
             for hits in asked:
+                score.recalls += 1
+                score.other_marks += sum(
+                    h.record.id != old and h.later is not None and pair_of.get(h.record.id) != h.later.id for h in hits
+                )
                 mark = marked_by(hits, old, new)
                 if mark is not None:
                     score.shown_old += 1
