@@ -255,3 +255,23 @@ async def test_a_confirmed_update_is_undone_and_the_earlier_memory_is_current_ag
         assert [m.rule for m in memory.moves(old)][:2] == ["undo", "supersedes"]  # both steps logged
     finally:
         memory.close()
+
+
+async def test_the_same_fact_about_someone_else_is_not_marked_as_its_later_word(settings: Settings) -> None:
+    """ "Greta lives in Seattle", said after "Carla lives in Seattle", is close in meaning and shares its words but
+    is about someone else: neither is marked, and both are found."""
+    async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
+        ids = []
+        for content, at in (
+            ("Carla lives in Seattle.", "2026-01-10T09:00:00Z"),
+            ("Kenji's usual drink is a cortado.", "2026-01-11T09:00:00Z"),
+            ("Greta lives in Seattle.", "2026-06-20T09:00:00Z"),
+            ("Diego's usual drink is a cortado.", "2026-06-21T09:00:00Z"),
+        ):
+            [stored] = (await call(client, "remember", content=content, occurred_at=at))["stored"]
+            ids.append(stored["id"])
+        for question in ("Who lives in Seattle?", "Who drinks cortado?"):
+            found = (await call(client, "recall", query=question, limit=10))["memories"]
+            shown = {m["id"] for m in found}
+            assert {ids[0], ids[2]} <= shown or {ids[1], ids[3]} <= shown, question
+            assert not [m["content"] for m in found if "later" in m], question

@@ -23,7 +23,7 @@ import numpy as np
 
 from tiers.model.scale import AS_THEY_ARE, CosineScale
 from tiers.records import Record
-from tiers.text.terms import language, remembered, words
+from tiers.text.terms import STOP_WORDS, language, remembered, words
 
 # Close in meaning without change words: one memory restating the other's subject with another value.
 CLOSE = 0.6
@@ -61,6 +61,7 @@ _PAST = re.compile(
     re.IGNORECASE,
 )
 
+_WORD = re.compile(r"\w+")
 _ME = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|(?i:my|me|mine|myself))\b")
 
 
@@ -106,6 +107,32 @@ def _said_by_me(text: str) -> bool:
     return bool(_ME.search(text))
 
 
+def begins_with_a_name(text: str) -> str | None:
+    """The word a memory begins with, lower-cased, where it is written with a capital letter and is no stop word
+    ("Kenji's usual drink is a cortado": "kenji"): what the fact is said about. None where it begins otherwise
+    ("The billing team's lead is Priya", "I live in Berlin")."""
+    return _begins_with_a_name(text)
+
+
+@remembered(4_096)
+def _begins_with_a_name(text: str) -> str | None:
+    first = _WORD.search(text)
+    if first is None or not first.group()[0].isupper() or first.group().lower() in STOP_WORDS:
+        return None
+    return first.group().lower()
+
+
+def other_subjects(newer: str, older: str) -> bool:
+    """Whether two memories are said about different people or things: each begins with a name the other does not
+    hold ("Carla lives in Seattle", "Greta lives in Seattle": one fact about two people, not a later word on one).
+    A fact that begins with what it is about and names a person last ("The billing team's lead is Priya") is
+    left to the rest of the rule."""
+    ours, theirs = begins_with_a_name(newer), begins_with_a_name(older)
+    if ours is None or theirs is None or ours == theirs:
+        return False
+    return ours not in set(_WORD.findall(older.lower())) and theirs not in set(_WORD.findall(newer.lower()))
+
+
 def asks(text: str) -> bool:
     """Whether a memory ends in a question: it asks, and says no new value of anything."""
     return text.rstrip().rstrip("\"')]").endswith("?")
@@ -134,9 +161,9 @@ def may_update(
     shared = (newer_terms if newer_terms is not None else set(words(newer.content))) & set(words(older.content))
     if not shared - common and not (said_by_me(newer.content) and said_by_me(older.content)):
         return False
-    if cosine >= CLOSE:
-        return True
-    return cosine >= CLOSE_WITH_CHANGE and says_change(newer.content)
+    if not says_change(newer.content):
+        return cosine >= CLOSE and not other_subjects(newer.content, older.content)
+    return cosine >= CLOSE_WITH_CHANGE
 
 
 def later_first(

@@ -46,6 +46,26 @@ def test_two_memories_said_in_the_first_person_share_their_subject() -> None:
     assert not updates.may_update(new, other, 0.69)  # someone else's diet
 
 
+def test_the_same_fact_about_another_person_is_not_a_later_word_on_it() -> None:
+    """Alike in every word but the name they begin with, two memories are one fact about two subjects; a fact that
+    holds the other's name, or says that something changed (a new owner named for a team), may still update."""
+    carla = record("a" * 12, "Carla lives in Seattle.", JAN)
+    greta = record("b" * 12, "Greta lives in Seattle.", JAN + timedelta(days=90))
+    moved = record("c" * 12, "New address for Carla: a flat in Porto.", JAN + timedelta(days=90))
+    owner = record("d" * 12, "Isabel is the product owner of the mobile team.", JAN)
+    took_over = record("e" * 12, "Chen took over as product owner of the mobile team.", JAN + timedelta(days=90))
+
+    assert updates.begins_with_a_name("Kenji's usual drink is a cortado.") == "kenji"
+    assert updates.begins_with_a_name("I moved to Lisbon") is None
+    assert updates.begins_with_a_name("The billing team's lead is Priya") is None
+    assert updates.other_subjects(greta.content, carla.content)
+    assert not updates.may_update(greta, carla, 0.9)  # close, but another person's
+    assert updates.may_update(moved, carla, 0.62)  # begins otherwise, but holds her name
+    assert updates.may_update(took_over, owner, 0.62)  # says it changed
+    assert not updates.other_subjects("I moved to Lisbon", "I live in Berlin")  # the speaker is one subject
+    assert not updates.other_subjects("The search team's lead is Omar", "The billing team's lead is Priya")
+
+
 def test_dates_that_move_the_same_day_follow_the_order_they_were_stored_in() -> None:
     day = JAN + timedelta(days=30)
     planned = record("a" * 12, "The launch is on April 2", day, day)
