@@ -51,7 +51,9 @@ _CHANGE = re.compile(
     r"stopped|started|from now on|these days|currently|since|latest|went up|went down|is up to|is down to|"
     r"relocated|relocating|took over|taking over|takes over|joined|joining|hired|lately|gave up|giving up|"
     r"adopted|bought|sold|retired|resigned|promoted|passed away|from this week|from this month|from today|"
-    r"move|settled|took in|taken in)\b",
+    r"move|settled|took in|taken in|"
+    r"went(?! (?:well|badly|fine|smoothly|great|ok|okay|wrong|to|for|out|on|into|through|with|by|home|there|over|"
+    r"back|away|off|in|at|around|ahead|along|after|and|the|a|an|as|from|up|down|live)\b))\b",
     re.IGNORECASE,
 )
 # A question about what was true before, or asked in the past tense ("when did ...", "what was ..."): it asks what

@@ -203,9 +203,18 @@ def test_everyday_words_that_say_something_changed() -> None:
         "New address for Ana, since the move",
         "Ana has settled in Porto",
         "Say hi to Miso, the cat we took in last month",
+        "Hugo went keto in March",
+        "She went part-time after the baby",
     ):
         assert updates.says_change(said), said
-    for plain in ("The cat is called Miso", "Lunch with Ana in Porto", "The service is built on RabbitMQ"):
+    for plain in (
+        "The cat is called Miso",
+        "Lunch with Ana in Porto",
+        "The service is built on RabbitMQ",
+        "The demo to the data team went well",
+        "We went to Rome for the weekend",
+        "The release went out on Friday",
+    ):
         assert not updates.says_change(plain), plain
 
 
