@@ -161,6 +161,23 @@ async def test_remember_names_the_earlier_memory_when_the_change_is_said_as_the_
         assert [e["id"] for e in moved["may_update"]] == [office["id"]]
 
 
+async def test_remember_names_the_fact_an_update_changes_before_other_updates_in_its_words(settings: Settings) -> None:
+    """Other people's moves said in the same words are closer in meaning to a new move than the fact it changes
+    ("Wen lives in Melbourne"); a plain statement is named before memories that themselves report a change."""
+    async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
+        [fact] = (
+            await call(client, "remember", content="Wen lives in Melbourne.", occurred_at="2026-01-10T09:00:00Z")
+        )["stored"]
+        for month, (name, city) in enumerate((("Lena", "Valencia"), ("Esther", "Porto"), ("Greta", "Helsinki"))):
+            said = f"New address for {name}: an apartment in {city}, since the move."
+            await call(client, "remember", content=said, occurred_at=f"2026-0{3 + month}-01T09:00:00Z")
+        [moved] = (
+            await call(client, "remember", content="New address for Wen: an apartment in Dublin, since the move.")
+        )["stored"]
+        assert moved["may_update"][0]["id"] == fact["id"]
+        assert len(moved["may_update"]) <= 3
+
+
 async def test_an_update_the_agent_confirms_links_both_ways_and_ranks_the_earlier_as_history(
     settings: Settings,
 ) -> None:

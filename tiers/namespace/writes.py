@@ -213,13 +213,21 @@ class Writer:
         common = store.common_terms(said, updates.COMMON_SHARE, updates.COMMON_FROM)
         hints: dict[str, tuple[Earlier, ...]] = {}
         scale = cosine_scale(self.parts.embedder)
+
+        # A plain statement before a memory that itself reports a change, each part closest first: the other
+        # updates said in the same words about other subjects ("New address for Lena: ... since the move" for
+        # "New address for Wen: ...") are closer than the fact the new one changes ("Wen lives in Melbourne").
+        def reports_a_change(item: tuple[str, float]) -> tuple[bool, float]:
+            older = records.get(item[0])
+            return (older is not None and updates.says_change(older.content), -item[1])
+
         for result, found in zip(asked, near, strict=True):
             newer = records.get(result.id)
             if newer is None:
                 continue
             terms = set(words(newer.content))
             earlier = []
-            for rid, cosine in sorted(dict(found).items(), key=lambda item: -item[1]):
+            for rid, cosine in sorted(dict(found).items(), key=reports_a_change):
                 older = records.get(rid)
                 if older is None or rid in batch or older.superseded_by or rid in result.supersedes:
                     continue
