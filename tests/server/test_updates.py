@@ -60,6 +60,15 @@ async def store_story(client: Client) -> dict[str, tuple[str, str]]:
     return ids
 
 
+async def store_each(client: Client, *said: tuple[str, str]) -> list[str]:
+    """Each (content, occurred_at) stored in its own call, in order: their ids."""
+    ids = []
+    for content, at in said:
+        [stored] = (await call(client, "remember", content=content, occurred_at=at))["stored"]
+        ids.append(stored["id"])
+    return ids
+
+
 async def test_recall_puts_the_later_word_first_and_marks_the_earlier_one(settings: Settings) -> None:
     async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
         ids = await store_story(client)
@@ -86,17 +95,14 @@ async def test_the_later_word_is_the_update_that_says_it_changed_not_a_note_clos
     fact in meaning; the update that says what changed is its later word, above it and in its mark, and the note
     and another service's fact in the same words are left as they rank."""
     async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
-        ids = []
-        for content, at in (
+        old, sibling, _, note, update = await store_each(
+            client,
             ("The billing service's on-call lead is Priya.", "2026-01-10T09:00:00Z"),
             ("The search service's on-call lead is Omar.", "2026-02-10T09:00:00Z"),
             ("Lunch with Priya at the Thai place near the office.", "2026-03-01T12:00:00Z"),
             ("Priya reviewed the billing service dashboards with me.", "2026-04-01T12:00:00Z"),
             ("Priya went on parental leave; the billing on-call is led by Marek now.", "2026-06-20T09:00:00Z"),
-        ):
-            [stored] = (await call(client, "remember", content=content, occurred_at=at))["stored"]
-            ids.append(stored["id"])
-        old, sibling, _, note, update = ids
+        )
         question = "Who leads the billing on-call?"
 
         [first] = (await call(client, "recall", query=question, limit=1))["memories"]
@@ -278,15 +284,13 @@ async def test_the_same_fact_about_someone_else_is_not_marked_as_its_later_word(
     """ "Greta lives in Seattle", said after "Carla lives in Seattle", is close in meaning and shares its words but
     is about someone else: neither is marked, and both are found."""
     async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
-        ids = []
-        for content, at in (
+        ids = await store_each(
+            client,
             ("Carla lives in Seattle.", "2026-01-10T09:00:00Z"),
             ("Kenji's usual drink is a cortado.", "2026-01-11T09:00:00Z"),
             ("Greta lives in Seattle.", "2026-06-20T09:00:00Z"),
             ("Diego's usual drink is a cortado.", "2026-06-21T09:00:00Z"),
-        ):
-            [stored] = (await call(client, "remember", content=content, occurred_at=at))["stored"]
-            ids.append(stored["id"])
+        )
         for question in ("Who lives in Seattle?", "Who drinks cortado?"):
             found = (await call(client, "recall", query=question, limit=10))["memories"]
             shown = {m["id"] for m in found}
