@@ -3,9 +3,9 @@
 Two memories may answer the same question about the same subject when they share a word (two in the first person
 share their subject) and are close in meaning: close enough alone, or less close when the newer says in words
 that something changed ("now", "moved", "switched", "no longer"); two that each begin with a name the other does
-not hold are one fact about two subjects, and pair only by those words. The later one (said later: it happened later,
-or was stored in a later write) is the current word; the older one is kept, ranked after it and marked, never
-superseded by this guess: only the agent's `supersedes` (or a profile change) marks a memory superseded.
+not hold are one fact about two subjects, and pair only by those words. The later one (said later: it happened
+later, or was stored in a later write) is the current word; the older one is kept, ranked after it and marked,
+never superseded by this guess: only the agent's `supersedes` (or a profile change) marks a memory superseded.
 
 The same rule serves `remember` (the earlier memories a new one may update, named in its answer) and
 `recall` (among its best hits, each older one is paired with the one later memory most like it and most
