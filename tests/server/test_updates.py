@@ -296,3 +296,21 @@ async def test_the_same_fact_about_someone_else_is_not_marked_as_its_later_word(
             shown = {m["id"] for m in found}
             assert {ids[0], ids[2]} <= shown or {ids[1], ids[3]} <= shown, question
             assert not [m["content"] for m in found if "later" in m], question
+
+
+async def test_a_query_in_an_older_memorys_own_words_finds_that_memory(settings: Settings) -> None:
+    """A later memory close to an older one takes its place for other questions; asked in the older one's own
+    words (as an agent checks what it stored), the older one is what comes back."""
+    async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
+        older, later = await store_each(
+            client,
+            ("Round 2 note 9, code gaririko: the lantern survey needs 11 more readings", "2026-01-10T09:00:00Z"),
+            ("Round 2 note 81, code gaxiriko: the lantern survey needs 8 more readings", "2026-01-15T09:00:00Z"),
+        )
+        asked = "Round 2 note 9, code gaririko: the lantern survey needs 11 more readings"
+        [first] = (await call(client, "recall", query=asked, limit=1))["memories"]
+        assert first["id"] == older
+        [first] = (await call(client, "recall", query="How many readings does the lantern survey need?", limit=1))[
+            "memories"
+        ]
+        assert first["id"] == later
