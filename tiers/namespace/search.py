@@ -134,11 +134,7 @@ class Search:
         records = [window[i].record for i in known]
         said = [t for r in records for t in words(r.content)]
         common = self.parts.store.common_terms(said, updates.COMMON_SHARE, updates.COMMON_FROM)
-        # A query written as a memory's own words asks for that memory (tiers/recall/updates.py keeps it in place):
-        # its cosine stops short of saying so where the queries' graph is not the memories' (the default model's
-        # int8 one), so the words say it.
-        asked = _as_said(query)
-        relevance = [1.0 if _as_said(window[i].record.content) == asked else window[i].similarity for i in known]
+        relevance = [window[i].similarity for i in known]
         placed, marks = updates.later_first(
             records,
             np.stack([vectors[r.id] for r in records]),
@@ -147,6 +143,7 @@ class Search:
             common,
             cosine_scale(self.parts.embedder),
             lift=not reranked,
+            query=query,
         )
         out = list(window)
         for place, chosen in zip(known, placed, strict=True):
@@ -275,11 +272,6 @@ class Search:
             if scale.to_query(cosine) >= PROFILE_MATCH or asked & held[key]:
                 matched.append((cosine, key, entry))
         return {key: entry for _, key, entry in sorted(matched, key=lambda m: -m[0])}
-
-
-def _as_said(text: str) -> str:
-    """A text as compared with another for being the same words: spaces collapsed, case folded."""
-    return " ".join(text.split()).casefold()
 
 
 def _as_read(hit: ranking.Ranked) -> str:

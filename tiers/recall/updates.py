@@ -136,6 +136,11 @@ def other_subjects(newer: str, older: str) -> bool:
     return ours not in set(_WORD.findall(older.lower())) and theirs not in set(_WORD.findall(newer.lower()))
 
 
+def _as_said(text: str) -> str:
+    """A text as compared with another for being the same words: spaces collapsed, case folded."""
+    return " ".join(text.split()).casefold()
+
+
 def asks(text: str) -> bool:
     """Whether a memory ends in a question: it asks, and says no new value of anything."""
     return text.rstrip().rstrip("\"')]").endswith("?")
@@ -177,6 +182,7 @@ def later_first(
     common: frozenset[str] | set[str] = frozenset(),
     scale: CosineScale = AS_THEY_ARE,
     lift: bool = True,
+    query: str = "",
 ) -> tuple[list[int], dict[int, Later]]:
     """An order of these hits (best first) with the later word of each update above the older one, and the marks.
 
@@ -189,11 +195,12 @@ def later_first(
     goes above the hits less close to the query than the closer of the two (another fact about the same person
     ranked first by its words), where it says that something changed (or the agent confirmed it): a pair made on
     likeness alone only trades places, since a model's cosines say little in a language it was not trained on;
-    every other hit keeps its order. A later one far less relevant to the query than
-    the older one (by more than GAP) is not paired, nor one above an older one the query says in its own words (a
-    cosine of SAME). `past`: the query asks what was true before, and the order stays as ranked (the marks are
-    still given). `scale`: how the model's cosines read against these thresholds (tiers/model/scale.py), two
-    memories of one language by that language's own where it has one. `lift` False: the later one only trades
+    every other hit keeps its order. A later one far less relevant to the query than the older one (by more than
+    GAP) is not paired, nor one above an older one the query says in its own words (`query` written as its text,
+    spaces and case aside, or a cosine of SAME: a model whose queries' graph is not its memories' stops short of
+    SAME for the same words). `past`: the query asks what was true before, and the order stays as ranked (the
+    marks are still given). `scale`: how the model's cosines read against these thresholds (tiers/model/scale.py),
+    two memories of one language by that language's own where it has one. `lift` False: the later one only trades
     places with its older one, for an order a cross-encoder read (its judgement is not the cosine's).
     """
     n = len(records)
@@ -205,6 +212,8 @@ def later_first(
     cosines = scale.between(vectors @ vectors.T, said_in)
     near = [scale.to_memory(c) for c in relevance] if relevance is not None else [0.0] * n
     terms = [set(words(r.content)) for r in records]
+    asked = _as_said(query)
+    repeated = [bool(asked) and _as_said(r.content) == asked for r in records]
     pairs: list[tuple[bool, float, int, int]] = []  # (confirmed, how alike and relevant, older, later)
     for older in range(n):
         for newer in range(n):
@@ -214,6 +223,7 @@ def later_first(
             cosine = float(cosines[newer, older])
             if confirmed or (
                 near[older] < SAME  # a query that is the older memory's own words asks for that memory
+                and not repeated[older]
                 and near[newer] >= near[older] - GAP
                 and may_update(records[newer], records[older], cosine, terms[newer], common)
             ):

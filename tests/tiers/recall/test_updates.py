@@ -139,6 +139,17 @@ def test_a_later_memory_far_less_relevant_to_the_query_is_not_lifted_above_the_o
     assert placed == [1, 0] and marks[0].id == new.id
 
 
+def test_a_query_in_the_older_memorys_own_words_keeps_it_in_place() -> None:
+    """Its cosine to the query may stop short of SAME (a queries' graph that is not the memories'): the words say it."""
+    old = record("a" * 12, "The lantern survey needs 11 more readings", JAN)
+    new = record("b" * 12, "The lantern survey needs 8 more readings", JAN + timedelta(days=5))
+    vectors = np.stack([unit(1, 0), unit(0.95, np.sqrt(1 - 0.95**2))])
+
+    assert updates.later_first([old, new], vectors, [0.96, 0.9])[0] == [1, 0]  # asked otherwise: the later first
+    asked = "the lantern survey  needs 11 more readings"
+    assert updates.later_first([old, new], vectors, [0.96, 0.9], query=asked) == ([0, 1], {})
+
+
 def test_a_confirmed_update_pairs_whatever_the_words() -> None:
     old = record("a" * 12, "Standup at nine", JAN, by="b" * 12)
     new = record("b" * 12, "Daily sync at ten", JAN + timedelta(days=5))
