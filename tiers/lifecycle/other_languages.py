@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from tiers.records import Kind
+from tiers.text.languages import may_hold
 
 _B, _E = r"(?<!\w)", r"(?!\w)"  # word edges that hold in every script
 
@@ -107,9 +108,19 @@ _NAME = re.compile(
 )
 
 
+# Each rule's ASCII form holds one of these as a word ("mi", "ich", "je", the "j" of "j'aime"), or a word that
+# begins "mein": an English note without them skips the rules (languages.may_hold).
+_ASCII_OPENERS = frozenset(
+    "me mi mis yo soy estoy tengo puedo tomo vivo trabajo prefiero odio no detesto ich mich mir je j moi mon ma mes"
+    .split()
+)
+
+
 def durable_kind(text: str) -> tuple[Kind, str | None] | None:
     """The durable kind a statement in one of these languages makes about the user, and a name it gives; None
     when it makes none."""
+    if not may_hold(text, _ASCII_OPENERS, ("mein",)):
+        return None
     own = _SOMEONE.sub("someone", text)
     if _FIRST_PERSON.search(own) and _HEALTH.search(own):
         return Kind.HEALTH, None

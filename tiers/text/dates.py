@@ -13,6 +13,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import date
 
+from tiers.text.languages import may_hold
+
 # Arabic-Indic digits as ASCII ones (NFKC already turns full-width digits into ASCII).
 _DIGITS = str.maketrans("٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹", "01234567890123456789")
 _YEAR = r"((?:19|20)\d\d)"
@@ -58,6 +60,7 @@ _MONTHS: dict[str, tuple[str, dict[str, int]]] = {
 }
 _MONTH_WORDS = frozenset(name.split()[0] for _, number in _MONTHS.values() for name in number)
 _WORD = re.compile(r"\w+")
+_DIGIT = re.compile(r"\d")
 _ENGLISH_MONTHS = frozenset({"april", "august", "september", "november"})  # also German
 _B, _E = r"(?<!\w)", r"(?!\w)"  # word edges that hold in every script
 # "3 de marzo de 2027", "3. März 2027", "3 mars 2027", "1er mars 2027", "3 марта 2027 года", "3 مارس 2027".
@@ -127,6 +130,13 @@ _TIME_WORDS = re.compile(
     rf"اليوم|غدا|غداً|الاثنين|الإثنين|الثلاثاء|الأربعاء|الاربعاء|الخميس|الجمعة|السبت|الأحد|الاحد|منذ|مؤخرا|مؤخراً){_E}",
     re.I,
 )
+# Each ASCII form of the rules above holds one of these words: an English note without them skips the rules
+# (languages.may_hold). A relative day's ASCII forms open with their first word ("la semana pasada", "l'an dernier").
+_TIME_OPENERS = frozenset(
+    "hoy lunes martes jueves viernes domingo hace recientemente heute morgen montag dienstag mittwoch donnerstag "
+    "freitag samstag sonntag vor neulich aujourd demain lundi mardi mercredi jeudi vendredi samedi dimanche il".split()
+)
+_RELATIVE_OPENERS = frozenset(_WORD.findall(said)[0] for said in _RELATIVE_WORDS if said.isascii())
 # Where a capitalised word is a name ("I met Ayer") unless it opens a sentence ("Ayer fui al médico").
 _OPENS = re.compile(r"(?:^|[.!?¡¿:;\"«(\n]\s*)$")
 
@@ -159,18 +169,19 @@ def named(text: str) -> Named:
                 out.alone.append(month)
     if not _MONTH_WORDS.isdisjoint(_WORD.findall(plain.lower())):  # one cheap test before each language's
         _in_words(plain, out)
-    if not any(char.isdigit() for char in plain):
+    if _DIGIT.search(plain) is None:  # every form below has a digit (\d, as its patterns)
         return out
-    for y, m, d in _ISO_DAY.findall(plain) + _CJK_DAY.findall(plain):
+    iso, cjk = "-" in plain, "年" in plain  # what each form needs, tested before its pattern
+    for y, m, d in (_ISO_DAY.findall(plain) if iso else []) + (_CJK_DAY.findall(plain) if cjk else []):
         if (found := _day(int(y), int(m), int(d))) is not None:
             out.days.append(found)
-    for d, m, y in _DOTTED.findall(plain):
+    for d, m, y in _DOTTED.findall(plain) if "." in plain else []:
         if (found := _day(int(y), int(m), int(d))) is not None:
             out.days.append(found)
-    for y, m in _ISO_MONTH.findall(plain) + _CJK_MONTH_YEAR.findall(plain):
+    for y, m in (_ISO_MONTH.findall(plain) if iso else []) + (_CJK_MONTH_YEAR.findall(plain) if cjk else []):
         if 1 <= int(m) <= 12:
             out.months.append((int(y), int(m)))
-    out.years += [int(y) for y in _CJK_YEAR.findall(plain)]
+    out.years += [int(y) for y in _CJK_YEAR.findall(plain)] if cjk else []
     return out
 
 
@@ -189,6 +200,8 @@ def _in_words(plain: str, out: Named) -> None:
 def relative_days(text: str) -> list[int]:
     """Days back from when `text` was said, one for each "yesterday", "last week"... it says (not in English)."""
     plain = _plain(text)
+    if not may_hold(plain, _RELATIVE_OPENERS):
+        return []
     out: list[int] = []
     for found in _RELATIVE_RE.finditer(plain):
         said = found.group()
@@ -207,7 +220,7 @@ def relative_days(text: str) -> list[int]:
 def says_a_time(text: str) -> bool:
     """Whether `text` says a time in one of the forms above (a date, a relative day, a weekday, "today")."""
     plain = _plain(text)
-    if _TIME_WORDS.search(plain) or relative_days(text):
+    if (may_hold(plain, _TIME_OPENERS) and _TIME_WORDS.search(plain)) or relative_days(text):
         return True
     found = named(text)
     return bool(found.days or found.months or found.alone or found.years)

@@ -166,6 +166,22 @@ def fold(text: str) -> str:
     )  # Arabic stretching, Russian ё as е
 
 
+_ASCII_WORD = re.compile(r"[a-z]+")
+
+
+def may_hold(text: str, words: frozenset[str], prefixes: tuple[str, ...] = ()) -> bool:
+    """False only when `text` is written in ASCII letters (any other character a mark, a dash, a curly quote) and
+    holds none of `words` as a word, nor a word that begins with one of `prefixes`.
+
+    Rules for other languages are alternations tried at every character, most of a write's time beside the
+    model for an English note; where each rule's ASCII form holds one of a few words, this skips them at once.
+    """
+    if not text.isascii() and any(char.isalnum() for char in text if not char.isascii()):
+        return True
+    found = set(_ASCII_WORD.findall(text.lower()))
+    return not found.isdisjoint(words) or (bool(prefixes) and any(word.startswith(prefixes) for word in found))
+
+
 def is_cjk(char: str) -> bool:
     return _IS_CJK.match(char) is not None
 

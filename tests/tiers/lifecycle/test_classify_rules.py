@@ -136,3 +136,24 @@ def test_no_ordinary_note_of_the_multilingual_set_is_taken_for_a_durable_fact() 
     durable = [note.text for note in ordinary() if classify(note.text).durable]
 
     assert durable == []
+
+
+def test_the_other_languages_shortcut_skips_only_texts_no_rule_matches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pure logic: `durable_kind` skips the rules for ASCII texts without their words. Every text of the
+    multilingual set (facts, questions, notes), each also with its accents and case folded away as a writer may,
+    and the scale benchmark's English notes get what every rule tried gives."""
+    from tests.bench import multilingual, synthetic
+    from tiers.lifecycle import other_languages
+    from tiers.text.languages import fold
+
+    texts = [f.text for f in multilingual.facts()] + [q.text for q in multilingual.questions()]
+    texts += [n.text for n in multilingual.ordinary(per_language=60)]
+    texts += [fold(t) for t in texts] + synthetic.texts(4, 600, exclude=frozenset())
+    shortcut = [other_languages.durable_kind(t) for t in texts]
+    with monkeypatch.context() as patched:
+        patched.setattr(other_languages, "may_hold", lambda *_: True)
+        every_rule = [other_languages.durable_kind(t) for t in texts]
+
+    assert shortcut == every_rule
+    assert sum(t.isascii() and kind is not None for t, kind in zip(texts, every_rule, strict=True)) >= 10
+    assert other_languages.durable_kind("Remind me to renew the lease before May.") is None

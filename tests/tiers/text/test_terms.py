@@ -208,3 +208,28 @@ def test_words_that_only_look_like_a_date_name_none_and_unknown_languages_never_
 )
 def test_a_texts_language_by_its_script_and_the_latin_vote(text: str, said_in: str) -> None:
     assert language(text) == said_in
+
+
+def test_the_date_rules_shortcuts_skip_only_texts_no_rule_matches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pure logic: the date rules of other languages are skipped for ASCII texts without their words, and each
+    numeric form where its character is missing. Every text of the multilingual set, each also with its accents
+    and case folded away, and the scale benchmark's English notes, get what every rule tried gives."""
+    from tests.bench import multilingual, synthetic
+    from tiers.text import dates
+    from tiers.text.languages import fold
+
+    texts = [f.text for f in multilingual.facts()] + [q.text for q in multilingual.questions()]
+    texts += [n.text for n in multilingual.ordinary(per_language=60)]
+    texts += [fold(t) for t in texts] + synthetic.texts(4, 600, exclude=frozenset())
+    texts += ["Ayer fui al medico.", "l'an dernier a Lyon", "Wir waren letzte Woche in Rom.", "Am 3.3.2027 in Bonn"]
+
+    def read() -> list[object]:
+        return [(dates.says_a_time(t), dates.relative_days(t), dates.named(t), document_terms(t, WHEN)) for t in texts]
+
+    shortcut = read()
+    with monkeypatch.context() as patched:
+        patched.setattr(dates, "may_hold", lambda *_: True)
+        every_rule = read()
+
+    assert shortcut == every_rule
+    assert sum(t.isascii() and bool(found[1]) for t, found in zip(texts, every_rule, strict=True)) >= 3
