@@ -304,7 +304,11 @@ class Writer:
                     for rid in cold
                 ]
             )
-            now_stored = store.get([plan.id_of[h] for h in plan.id_of])
+            # The new records as written (reading them back would make each row of the index again), the
+            # repeats as they now are.
+            written_now = {record.id: record for record in plan.fresh.values()}
+            rest = [rid for rid in plan.id_of.values() if rid not in written_now]
+            now_stored = written_now | (store.get(rest) if rest else {})
         parts.ledger.touch(plan.said_again, now, repeat=True)
         parts.ledger.log(plan.moves)
         return [plan.outcome(item, now_stored) for item in prepared]
