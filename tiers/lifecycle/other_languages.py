@@ -111,8 +111,9 @@ _NAME = re.compile(
 # Each rule's ASCII form holds one of these as a word ("mi", "ich", "je", the "j" of "j'aime"), or a word that
 # begins "mein": an English note without them skips the rules (languages.may_hold).
 _ASCII_OPENERS = frozenset(
-    "me mi mis yo soy estoy tengo puedo tomo vivo trabajo prefiero odio no detesto ich mich mir je j moi mon ma mes"
-    .split()
+    (  # noqa: SIM905
+        "me mi mis yo soy estoy tengo puedo tomo vivo trabajo prefiero odio no detesto ich mich mir je j moi mon ma mes"
+    ).split()
 )
 
 

@@ -133,8 +133,10 @@ _TIME_WORDS = re.compile(
 # Each ASCII form of the rules above holds one of these words: an English note without them skips the rules
 # (languages.may_hold). A relative day's ASCII forms open with their first word ("la semana pasada", "l'an dernier").
 _TIME_OPENERS = frozenset(
-    "hoy lunes martes jueves viernes domingo hace recientemente heute morgen montag dienstag mittwoch donnerstag "
-    "freitag samstag sonntag vor neulich aujourd demain lundi mardi mercredi jeudi vendredi samedi dimanche il".split()
+    (  # noqa: SIM905
+        "hoy lunes martes jueves viernes domingo hace recientemente heute morgen montag dienstag mittwoch donnerstag "
+        "freitag samstag sonntag vor neulich aujourd demain lundi mardi mercredi jeudi vendredi samedi dimanche il"
+    ).split()
 )
 _RELATIVE_OPENERS = frozenset(_WORD.findall(said)[0] for said in _RELATIVE_WORDS if said.isascii())
 # Where a capitalised word is a name ("I met Ayer") unless it opens a sentence ("Ayer fui al médico").
