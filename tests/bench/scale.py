@@ -405,7 +405,7 @@ def run_size(inputs: Inputs, size: int) -> Figures:
     return figures
 
 
-def measure_import(inputs: Inputs, count: int) -> dict[str, float]:
+def measure_import(inputs: Inputs, count: int) -> dict[str, Any]:
     """`remember` in batches of 1,000 new texts through a `memtiers serve` over stdio, against the model alone on
     the same batches in this process, interleaved; then the server's resident memory, and a restarted
     server's after two recalls (what the import left behind that a restart would not hold)."""
@@ -416,15 +416,16 @@ def measure_import(inputs: Inputs, count: int) -> dict[str, float]:
         return anyio.run(_import, inputs, texts, home)
 
 
-async def _import(inputs: Inputs, texts: list[str], home: Path) -> dict[str, float]:
-    model = stored = 0.0
+async def _import(inputs: Inputs, texts: list[str], home: Path) -> dict[str, Any]:
+    models: list[float] = []
+    stores: list[float] = []
     async with _server(home) as (client, pid):
         for start in range(0, len(texts), 1_000):
             batch = texts[start : start + 1_000]
-            model += timed(lambda b=batch: inputs.embedder.embed(b))  # type: ignore[misc]
+            models.append(timed(lambda b=batch: inputs.embedder.embed(b)))  # type: ignore[misc]
             began = time.perf_counter()
             result = await client.call_tool("remember", {"memories": [{"content": text} for text in batch]})
-            stored += time.perf_counter() - began
+            stores.append(time.perf_counter() - began)
             assert not result.is_error, result
             if (start // 1_000) % 10 == 9:
                 log(f"  imported {start + len(batch):,} of {len(texts):,}")
@@ -433,12 +434,17 @@ async def _import(inputs: Inputs, texts: list[str], home: Path) -> dict[str, flo
     async with _server(home) as (client, pid):
         await _two_recalls(client, inputs)
         restarted = _status(pid)
-    count = len(texts)
+    count, model, stored = len(texts), sum(models), sum(stores)
+    tenth = max(len(models) // 10, 1)
     return {
         "count": count,
         "model_rate": count / model,
         "import_rate": count / stored,
         "share": model / stored,
+        # each tenth of the import's share of the model's rate, in order: whether it falls as the store grows
+        "shares_by_tenth": " / ".join(
+            f"{sum(models[i : i + tenth]) / sum(stores[i : i + tenth]):.2f}" for i in range(0, len(models), tenth)
+        ),
         "imported_rss_mb": imported["VmRSS"],
         "imported_hwm_mb": imported["VmHWM"],
         "restarted_rss_mb": restarted["VmRSS"],
@@ -546,7 +552,7 @@ def _built(results: list[Figures]) -> str:
     return f"{' / '.join(times)} s in this run" if times else "not timed in this run"
 
 
-def report(args: argparse.Namespace, results: list[Figures], imported: dict[str, float] | None, took: float) -> str:
+def report(args: argparse.Namespace, results: list[Figures], imported: dict[str, Any] | None, took: float) -> str:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     lines = [
         "# Scale benchmark",
@@ -580,7 +586,8 @@ def report(args: argparse.Namespace, results: list[Figures], imported: dict[str,
             f"Bulk import: {int(imported['count']):,} new texts through a `memtiers serve` over stdio, `remember` "
             f"in batches of 1,000: {imported['import_rate']:.0f} memories/s against the model alone on the same "
             f"batches {imported['model_rate']:.0f} texts/s: {imported['share']:.0%} of the model's rate "
-            f"(goal ≥90 % at 100k) {verdict}. The server then held {imported['imported_rss_mb']:.0f} MB (peak "
+            f"(goal ≥90 % at 100k) {verdict}; by tenths of the import, {imported['shares_by_tenth']}. "
+            f"The server then held {imported['imported_rss_mb']:.0f} MB (peak "
             f"{imported['imported_hwm_mb']:.0f}), and a restarted server on the same store after two recalls "
             f"{imported['restarted_rss_mb']:.0f} MB: {imported['rss_ratio']:.2f}× (goal ≤1.2× at 100k) {kept}.",
         ]
