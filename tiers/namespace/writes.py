@@ -8,6 +8,7 @@ is merged into the stored record, and the answer describes the record as it now 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -25,9 +26,10 @@ from tiers.privacy.secrets import screen_memories
 from tiers.recall import updates
 from tiers.records import DURABLE_KINDS, MAX_BATCH, Kind, MemoryIn, Record, Tier, content_hash
 from tiers.storage.ledger import Move
-from tiers.text.terms import language, words
+from tiers.text.terms import document_terms, language, words
 from tiers.text.timeparse import parse_deadline, parse_time
 
+_OVERLAP_FROM = 64  # memories to embed from which their terms are made while the model runs (one model batch)
 HINT_BATCH = 16  # a batch larger than this (an import) is not searched for the memories it may update
 HINT_NEAREST = 8  # the nearest records by meaning in each tier a new memory is compared with
 HINT_SHOWN = 3  # earlier memories named for one new memory, the closest first
@@ -268,7 +270,7 @@ class Writer:
         parts = self.parts
         store = parts.store
         known = store.find_hashes([p.hash for p in prepared])
-        vectors = _embed_missing(parts, prepared, known)
+        vectors, terms = _embed_and_index(parts, prepared, known)
         with parts.locked():
             existing = store.find_hashes([p.hash for p in prepared])
             need = [p for p in prepared if p.hash not in existing and p.hash not in vectors]
@@ -283,7 +285,9 @@ class Writer:
                 new_row(
                     replace(plan.fresh[h], created_at=plan.fresh[h].created_at + timedelta(microseconds=i)),
                     h,
-                    *vectors[h],
+                    vectors[h][0],
+                    vectors[h][1],
+                    terms=terms.get((plan.fresh[h].content, plan.fresh[h].occurred_at)),
                 )
                 for i, h in enumerate(plan.fresh_order)
             ]
@@ -394,6 +398,25 @@ class _Plan:
         record = stored.get(rid, item.record)
         duplicate = rid if rid != item.record.id else None
         return Stored(rid, record.tier, record.kind, record.protected, duplicate_of=duplicate)
+
+
+def _embed_and_index(
+    parts: Parts, prepared: Sequence[Prepared], known: dict[str, Any]
+) -> tuple[dict[str, Any], dict[tuple[str, datetime], str]]:
+    """`_embed_missing`, and the terms of each memory it embeds by (content, occurred_at), made meanwhile.
+
+    onnxruntime lets go of the GIL while it runs, so the batch's text work is done on this thread while the
+    model embeds on another, instead of after it: for a batch the model takes seconds over, that work (words,
+    dates and times of every memory) costs little more than the time it takes to hand it over.
+    """
+    new = [p for p in prepared if p.hash not in known]
+    if len(new) < _OVERLAP_FROM:
+        return _embed_missing(parts, prepared, known), {}
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memtiers-embed") as model:
+        embedding = model.submit(_embed_missing, parts, prepared, known)
+        said = dict.fromkeys((p.record.content, p.record.occurred_at) for p in new)
+        terms = {(content, when): document_terms(content, when) for content, when in said}
+        return embedding.result(), terms
 
 
 def _embed_missing(parts: Parts, prepared: Sequence[Prepared], known: dict[str, Any]) -> dict[str, Any]:
