@@ -7,6 +7,8 @@ is merged into the stored record, and the answer describes the record as it now 
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -406,17 +408,38 @@ def _embed_and_index(
     """`_embed_missing`, and the terms of each memory it embeds by (content, occurred_at), made meanwhile.
 
     onnxruntime lets go of the GIL while it runs, so the batch's text work is done on this thread while the
-    model embeds on another, instead of after it: for a batch the model takes seconds over, that work (words,
-    dates and times of every memory) costs little more than the time it takes to hand it over.
+    model embeds on another, instead of after it. The model's thread is one for the process, kept between
+    batches: a thread made for each batch left the allocators' per-thread memory of each one behind.
     """
     new = [p for p in prepared if p.hash not in known]
     if len(new) < _OVERLAP_FROM:
         return _embed_missing(parts, prepared, known), {}
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memtiers-embed") as model:
-        embedding = model.submit(_embed_missing, parts, prepared, known)
-        said = dict.fromkeys((p.record.content, p.record.occurred_at) for p in new)
-        terms = {(content, when): document_terms(content, when) for content, when in said}
-        return embedding.result(), terms
+    embedding = _model_thread().submit(_embed_missing, parts, prepared, known)
+    said = dict.fromkeys((p.record.content, p.record.occurred_at) for p in new)
+    terms = {(content, when): document_terms(content, when) for content, when in said}
+    return embedding.result(), terms
+
+
+_model_lock = threading.Lock()
+_model_pool: ThreadPoolExecutor | None = None
+
+
+def _model_thread() -> ThreadPoolExecutor:
+    """The thread a large batch is embedded on, made on first use."""
+    global _model_pool
+    with _model_lock:
+        if _model_pool is None:
+            _model_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memtiers-model")
+        return _model_pool
+
+
+def _forget_model_thread() -> None:
+    global _model_pool, _model_lock
+    _model_pool, _model_lock = None, threading.Lock()  # a forked child has none of its parent's threads
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
+    os.register_at_fork(after_in_child=_forget_model_thread)
 
 
 def _embed_missing(parts: Parts, prepared: Sequence[Prepared], known: dict[str, Any]) -> dict[str, Any]:
