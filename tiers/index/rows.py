@@ -42,14 +42,9 @@ class Row:
     pieces: np.ndarray | None = None  # a long memory's pieces' vectors (tiers/index/pieces.py); None: read whole
 
 
-def new_row(
-    record: Record, digest: str, vector: np.ndarray, pieces: np.ndarray | None = None, terms: str | None = None
-) -> Row:
-    """A record to be written, with what it is found by: its terms are made from its text and time (unless
-    given, as `document_terms` made them)."""
-    if terms is None:
-        terms = document_terms(record.content, record.occurred_at)
-    return Row(record, digest, terms, vector, pieces=pieces)
+def new_row(record: Record, digest: str, vector: np.ndarray, pieces: np.ndarray | None = None) -> Row:
+    """A record to be written, with what it is found by: its terms are made from its text and time."""
+    return Row(record, digest, document_terms(record.content, record.occurred_at), vector, pieces=pieces)
 
 
 def micros(record: Record) -> tuple[int, int]:

@@ -7,10 +7,7 @@ is merged into the stored record, and the answer describes the record as it now 
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -28,10 +25,9 @@ from tiers.privacy.secrets import screen_memories
 from tiers.recall import updates
 from tiers.records import DURABLE_KINDS, MAX_BATCH, Kind, MemoryIn, Record, Tier, content_hash
 from tiers.storage.ledger import Move
-from tiers.text.terms import document_terms, language, words
+from tiers.text.terms import language, words
 from tiers.text.timeparse import parse_deadline, parse_time
 
-_OVERLAP_FROM = 64  # memories to embed from which their terms are made while the model runs (one model batch)
 HINT_BATCH = 16  # a batch larger than this (an import) is not searched for the memories it may update
 HINT_NEAREST = 8  # the nearest records by meaning in each tier a new memory is compared with
 HINT_SHOWN = 3  # earlier memories named for one new memory, the closest first
@@ -272,7 +268,7 @@ class Writer:
         parts = self.parts
         store = parts.store
         known = store.find_hashes([p.hash for p in prepared])
-        vectors, terms = _embed_and_index(parts, prepared, known)
+        vectors = _embed_missing(parts, prepared, known)
         with parts.locked():
             existing = store.find_hashes([p.hash for p in prepared])
             need = [p for p in prepared if p.hash not in existing and p.hash not in vectors]
@@ -287,9 +283,7 @@ class Writer:
                 new_row(
                     replace(plan.fresh[h], created_at=plan.fresh[h].created_at + timedelta(microseconds=i)),
                     h,
-                    vectors[h][0],
-                    vectors[h][1],
-                    terms=terms.get((plan.fresh[h].content, plan.fresh[h].occurred_at)),
+                    *vectors[h],
                 )
                 for i, h in enumerate(plan.fresh_order)
             ]
@@ -400,46 +394,6 @@ class _Plan:
         record = stored.get(rid, item.record)
         duplicate = rid if rid != item.record.id else None
         return Stored(rid, record.tier, record.kind, record.protected, duplicate_of=duplicate)
-
-
-def _embed_and_index(
-    parts: Parts, prepared: Sequence[Prepared], known: dict[str, Any]
-) -> tuple[dict[str, Any], dict[tuple[str, datetime], str]]:
-    """`_embed_missing`, and the terms of each memory it embeds by (content, occurred_at), made meanwhile.
-
-    onnxruntime lets go of the GIL while it runs, so the batch's text work is done on this thread while the
-    model embeds on another, instead of after it. The model's thread is one for the process, kept between
-    batches: a thread made for each batch left the allocators' per-thread memory of each one behind.
-    """
-    new = [p for p in prepared if p.hash not in known]
-    if len(new) < _OVERLAP_FROM:
-        return _embed_missing(parts, prepared, known), {}
-    embedding = _model_thread().submit(_embed_missing, parts, prepared, known)
-    said = dict.fromkeys((p.record.content, p.record.occurred_at) for p in new)
-    terms = {(content, when): document_terms(content, when) for content, when in said}
-    return embedding.result(), terms
-
-
-_model_lock = threading.Lock()
-_model_pool: ThreadPoolExecutor | None = None
-
-
-def _model_thread() -> ThreadPoolExecutor:
-    """The thread a large batch is embedded on, made on first use."""
-    global _model_pool
-    with _model_lock:
-        if _model_pool is None:
-            _model_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memtiers-model")
-        return _model_pool
-
-
-def _forget_model_thread() -> None:
-    global _model_pool, _model_lock
-    _model_pool, _model_lock = None, threading.Lock()  # a forked child has none of its parent's threads
-
-
-if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
-    os.register_at_fork(after_in_child=_forget_model_thread)
 
 
 def _embed_missing(parts: Parts, prepared: Sequence[Prepared], known: dict[str, Any]) -> dict[str, Any]:
