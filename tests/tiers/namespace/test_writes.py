@@ -8,6 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import lancedb
 import numpy as np
 import pytest
 
@@ -16,6 +17,7 @@ from tiers.memory import Memory
 from tiers.model.embedder import FastEmbedder
 from tiers.namespace.writes import Prepared, merge, prepare, stronger_kind
 from tiers.records import Kind, MemoryIn, Record, Tier
+from tiers.text.terms import document_terms
 
 TEXT = "the blue folder holds the lease papers"
 LATER = T0 + timedelta(days=1)
@@ -180,3 +182,26 @@ def test_a_repeat_costs_no_embedding_warm_or_cold(tmp_path: Path, embedder: Fast
 
     assert counting.texts == ["a new thought about the garden"]
     memory.close()
+
+
+def test_a_large_batch_stores_each_memory_with_the_terms_of_its_own_text_and_time(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """Each row of a batch has the terms of its own text and time, a repeat within the batch is one row, and
+    the model embeds each new text once."""
+    said = ["we met yesterday at 3pm", "the release moved to 2026-04-14", "ayer fuimos al mercado", "昨天下雨了"]
+    texts = [f"{said[i % len(said)]} (note {i})" for i in range(100)] + ["the blue folder holds the lease"] * 2
+    counting = CountingEmbedder(embedder)
+    memory = Memory(tmp_path / "ns", counting)
+    items = [MemoryIn(content=t, occurred_at=(T0 + timedelta(days=i)).isoformat()) for i, t in enumerate(texts)]
+    results = memory.remember(items, LATER)
+    memory.close()
+
+    assert sorted(counting.texts) == sorted(set(texts))
+    assert results[-1].duplicate_of == results[-2].id
+    rows = lancedb.connect(tmp_path / "ns" / "lance").open_table("warm").to_arrow().to_pylist()
+    assert len(rows) == 101
+    for row in rows:
+        assert row["terms"] == document_terms(row["content"], row["occurred_at"]), row["content"]
+    when = {row["content"]: row["occurred_at"] for row in rows}
+    assert when[texts[0]] == T0 and when[texts[-1]] == T0 + timedelta(days=100)
