@@ -162,7 +162,10 @@ def _day(year: int, month: int, day: int) -> date | None:
 
 def named(text: str) -> Named:
     """The dates `text` names in ISO form, in Chinese or Japanese forms, or in the words of the languages above."""
-    plain = _plain(text)
+    return _named(_plain(text))
+
+
+def _named(plain: str) -> Named:
     out = Named()
     if "月" in plain:
         for said in _CJK_MONTH.findall(plain):
@@ -201,7 +204,10 @@ def _in_words(plain: str, out: Named) -> None:
 
 def relative_days(text: str) -> list[int]:
     """Days back from when `text` was said, one for each "yesterday", "last week"... it says (not in English)."""
-    plain = _plain(text)
+    return _relative_days(_plain(text))
+
+
+def _relative_days(plain: str) -> list[int]:
     if not may_hold(plain, _RELATIVE_OPENERS):
         return []
     out: list[int] = []
@@ -222,7 +228,7 @@ def relative_days(text: str) -> list[int]:
 def says_a_time(text: str) -> bool:
     """Whether `text` says a time in one of the forms above (a date, a relative day, a weekday, "today")."""
     plain = _plain(text)
-    if (may_hold(plain, _TIME_OPENERS) and _TIME_WORDS.search(plain)) or relative_days(text):
+    if (may_hold(plain, _TIME_OPENERS) and _TIME_WORDS.search(plain)) or _relative_days(plain):
         return True
-    found = named(text)
+    found = _named(plain)
     return bool(found.days or found.months or found.alone or found.years)
