@@ -98,6 +98,10 @@ class Memory:
         """Store memories; a repeat is merged into the stored one (see tiers/namespace/writes.py)."""
         return self._writer.remember(items, now, self._set_from_memory)
 
+    def updates_held(self, items: Sequence[MemoryIn], now: datetime) -> list[bool]:
+        """Whether each memory, not yet stored, may update one stored here (tiers/namespace/writes.py)."""
+        return self._writer.updates_held(items, now)
+
     def _set_from_memory(
         self, values: dict[str, str], now: datetime, pin: Sequence[str], sources: dict[str, tuple[str, ...]]
     ) -> ProfileChange:
@@ -159,11 +163,12 @@ class Memory:
     def rank(self, query: str, limit: int, tiers: Sequence[Tier] | None = None) -> list[ranking.Ranked]:
         """The best `limit` records for `query` as recall ranks them, counting no use."""
         search = self._search
-        ranked = search.rank(search.parse(query, tiers), max(limit, updates.WINDOW, ranking.NAMED_WITHIN))
+        parsed = search.parse(query, tiers)
+        ranked = search.rank(parsed, max(limit, updates.WINDOW, ranking.NAMED_WITHIN))
         if self.settings.recall.names_first:
             ranked = ranking.named_first(query, ranked)
         if self.settings.recall.updates and len(ranked) > 1:
-            ranked = search.later_first(query, ranked)
+            ranked = search.later_first(parsed, ranked)
         return ranked[:limit]
 
     def get(self, rid: str) -> Record:

@@ -43,6 +43,10 @@ POOL_ALL_UP_TO = 20_000  # warm rows every query ranks in full; past this, only 
 WARM_DEPTH = 1_000
 NEAR_KEEP = 2 * WARM_DEPTH  # warm rows the sign codes keep per scope and query form for the exact cosine
 COLD_DEPTH = 200  # cold rows each cold search returns to the pool (after a sweep, 100 lost evidence)
+# The later memory `remember` last named for one of recall's first this many hits joins them (Search._hinted),
+# at most this many in all: they take places in a recall of ten.
+HINTED_WITHIN = 5
+HINTS_JOINING = 3
 
 
 @dataclass(frozen=True)
@@ -111,7 +115,7 @@ class Search:
         if settings.names_first:
             ranked = ranking.named_first(query, ranked)
         if settings.updates and len(ranked) > 1:
-            ranked = self.later_first(query, ranked, reranked=bool(depth))
+            ranked = self.later_first(parsed, ranked, reranked=bool(depth))
         ranked = ranked[:limit]
         terms, weight = parsed.terms, settings.excerpt_words
         scale = cosine_scale(self.parts.embedder)
@@ -122,15 +126,34 @@ class Search:
         self.parts.ledger.touch([hot_rid(k) for k in profile if k in packed.profile or settings.profile_carried], now)
         return packed
 
-    def later_first(self, query: str, ranked: list[ranking.Ranked], reranked: bool = False) -> list[ranking.Ranked]:
+    def later_first(self, query: Query, ranked: list[ranking.Ranked], reranked: bool = False) -> list[ranking.Ranked]:
         """The best hits with the later word of each update above its older one, each older one marked by it
         (tiers/recall/updates.py); a query about the past keeps their order, with the marks. `reranked`: the
-        cross-encoder ordered them, and a later word is not lifted past hits by its cosine to the query."""
-        window = [hit for hit in ranked[: updates.WINDOW]]
+        cross-encoder ordered them, and a later word is not lifted past hits by its cosine to the query.
+
+        A later memory `remember` named as a possible update of one of the first hits (the ledger's hints) joins
+        them where the query did not find it among the best, and stays only where the same rule pairs it with
+        that hit."""
+        window, pulled = self._hinted(query, ranked[: updates.WINDOW], ranked[updates.WINDOW :])
+        ordered, later_of = self._later_first(query, window, reranked)
+        # A named later memory the rule does not pair with the hit it was named for answers another question.
+        dropped = {newer for newer, older in pulled.items() if later_of.get(older) != newer}
+        if dropped:
+            window = [hit for hit in window if hit.record.id not in dropped]
+            ordered, _ = self._later_first(query, window, reranked)
+        if not pulled:
+            return ordered + ranked[updates.WINDOW :]
+        stay = {hit.record.id for hit in ordered}
+        return ordered + [hit for hit in ranked[updates.WINDOW :] if hit.record.id not in stay]
+
+    def _later_first(
+        self, query: Query, window: list[ranking.Ranked], reranked: bool
+    ) -> tuple[list[ranking.Ranked], dict[str, str]]:
+        """The window ordered and marked by tiers/recall/updates.py, and each older memory's later one, by id."""
         vectors = self.parts.store.vectors([hit.record.id for hit in window])
         known = [i for i, hit in enumerate(window) if hit.record.id in vectors]
         if len(known) < 2:
-            return ranked
+            return window, {}
         records = [window[i].record for i in known]
         said = [t for r in records for t in words(r.content)]
         common = self.parts.store.common_terms(said, updates.COMMON_SHARE, updates.COMMON_FROM)
@@ -139,17 +162,60 @@ class Search:
             records,
             np.stack([vectors[r.id] for r in records]),
             relevance,
-            updates.asks_past(query),
+            updates.asks_past(query.text),
             common,
             cosine_scale(self.parts.embedder),
             lift=not reranked,
-            query=query,
+            query=query.text,
         )
-        out = list(window)
+        ordered = list(window)
         for place, chosen in zip(known, placed, strict=True):
             hit = window[known[chosen]]
-            out[place] = replace(hit, later=marks[chosen]) if chosen in marks else hit
-        return out + ranked[updates.WINDOW :]
+            ordered[place] = replace(hit, later=marks[chosen]) if chosen in marks else hit
+        return ordered, {records[older].id: later.id for older, later in marks.items()}
+
+    def _hinted(
+        self, query: Query, window: list[ranking.Ranked], rest: list[ranking.Ranked]
+    ) -> tuple[list[ranking.Ranked], dict[str, str]]:
+        """The window with the later memory last named as a possible update of each of its first HINTED_WITHIN
+        hits (and of that one in turn), each just below the hit it was named for, or, for a question about the
+        past, below them all, so the older memories it asks for keep their places. One ranked past the window
+        comes up from there, any other is read. Returns the window and, for each memory that joined, the hit it
+        was named for. A recall scoped by tags or time takes none (what it asked for is what it found)."""
+        if query.tags or query.since or query.until:
+            return window, {}
+        past = updates.asks_past(query.text)
+        further = {hit.record.id: hit for hit in rest}
+        out = list(window)
+        pulled: dict[str, str] = {}  # joined -> the hit it was named for
+        asked = [hit.record.id for hit in window[:HINTED_WITHIN]]
+        while asked and len(pulled) < HINTS_JOINING:
+            named = self.parts.ledger.hinted(asked)
+            shown = {hit.record.id for hit in out}
+            wanted = {older: named[older][0] for older in asked if older in named and named[older][0] not in shown}
+            unread = [newer for newer in wanted.values() if newer not in further]
+            records = self.parts.store.get(unread) if unread else {}
+            vectors = self.parts.store.vectors(unread) if unread else {}
+            asked = []
+            for older, newer in wanted.items():
+                if newer in pulled or len(pulled) >= HINTS_JOINING:
+                    continue
+                if newer in further:
+                    hit = further[newer]
+                elif newer in records and newer in vectors:
+                    record = records[newer]
+                    if record.tier not in query.tiers or record.superseded_by:
+                        continue
+                    similarity = float(np.max(np.atleast_2d(query.vectors) @ vectors[newer]))
+                    at = next(h for h in out if h.record.id == older)
+                    hit = ranking.Ranked(record, at.score, similarity)
+                else:
+                    continue
+                place = next(i for i, h in enumerate(out) if h.record.id == older)
+                out.insert(len(out) if past else place + 1, hit)
+                pulled[newer] = older
+                asked.append(newer)
+        return out, pulled
 
     def reranked(self, query: Query, ranked: list[ranking.Ranked]) -> list[ranking.Ranked]:
         """`ranked` reordered by a cross-encoder's reading of each beside the query, fused with their order."""

@@ -18,7 +18,7 @@ from tiers.errors import InvalidInput, NotFound, ProfileCapExceeded
 from tiers.index.store import new_row
 from tiers.lifecycle.classify import classify
 from tiers.lifecycle.heat import heat
-from tiers.model.embedder import cosine_scale, embed_memories
+from tiers.model.embedder import cosine_scale, embed_memories, is_long
 from tiers.namespace.outcomes import Earlier, Stored
 from tiers.namespace.parts import Parts
 from tiers.privacy.secrets import screen_memories
@@ -205,13 +205,47 @@ class Writer:
         asked = [r for r in fresh if r.id in vectors]
         if not asked:
             return results
-        near = store.nearest(np.stack([vectors[r.id] for r in asked]), HINT_NEAREST)
         batch = {r.id for r in results}
-        wanted = list(dict.fromkeys(rid for found in near for rid, _ in found if rid not in batch))
-        records = store.get([*wanted, *(r.id for r in asked)])
-        said = [t for r in records.values() for t in words(r.content)]
+        stored = store.get([r.id for r in asked])
+        newer = [stored.get(r.id) for r in asked]
+        found = self._earlier(newer, np.stack([vectors[r.id] for r in asked]), batch, [r.supersedes for r in asked])
+        hints = {r.id: tuple(e) for r, e in zip(asked, found, strict=True) if e}
+        # Kept, so a later recall that finds only the older memory can show the later word beside it.
+        named = [(e.id, rid) for rid, earlier in hints.items() for e in earlier]
+        if named:
+            self.parts.ledger.hint(named, max(r.created_at for r in newer if r is not None and r.id in hints))
+        self._flag_entries(hints, {r.id: r for r in newer if r is not None})
+        return [replace(r, may_update=hints[r.id]) if r.id in hints else r for r in results]
+
+    def updates_held(self, items: Sequence[MemoryIn], now: datetime) -> list[bool]:
+        """Whether each of these memories, not yet stored, may update one stored here (the rule `remember` names
+        earlier memories by): where a memory goes that is the later word on one of them. Reads only."""
+        asked = [i for i, item in enumerate(items) if updates.says_change(item.content) and not is_long(item.content)]
+        held = [False] * len(items)
+        if not asked or len(items) > HINT_BATCH or not self.parts.store.count():
+            return held
+        texts = [items[i].content for i in asked]
+        newer: list[Record | None] = [replace(prepare(items[i], now, "").record, id="") for i in asked]
+        found = self._earlier(newer, self.parts.embedder.embed(texts), set(), [() for _ in asked])
+        for i, earlier in zip(asked, found, strict=True):
+            held[i] = bool(earlier)
+        return held
+
+    def _earlier(
+        self,
+        newer: Sequence[Record | None],
+        vectors: np.ndarray,
+        skip: set[str],
+        supersedes: Sequence[Sequence[str]],
+    ) -> list[list[Earlier]]:
+        """For each new memory (its record and vector), the stored ones it may update, at most HINT_SHOWN; none
+        of `skip` (its own batch) nor of those it supersedes already."""
+        store = self.parts.store
+        near = store.nearest(np.atleast_2d(vectors), HINT_NEAREST)
+        wanted = list(dict.fromkeys(rid for found in near for rid, _ in found if rid not in skip))
+        records = store.get(wanted)
+        said = [t for r in [*records.values(), *(n for n in newer if n is not None)] for t in words(r.content)]
         common = store.common_terms(said, updates.COMMON_SHARE, updates.COMMON_FROM)
-        hints: dict[str, tuple[Earlier, ...]] = {}
         scale = cosine_scale(self.parts.embedder)
 
         # A plain statement before a memory that itself reports a change, each part closest first: the other
@@ -221,27 +255,26 @@ class Writer:
             older = records.get(item[0])
             return (older is not None and updates.says_change(older.content), -item[1])
 
-        for result, found in zip(asked, near, strict=True):
-            newer = records.get(result.id)
-            if newer is None:
+        out: list[list[Earlier]] = []
+        for record, found, replaced in zip(newer, near, supersedes, strict=True):
+            earlier: list[Earlier] = []
+            out.append(earlier)
+            # Named only where the new memory says that something changed: close meaning alone named a sibling
+            # note ("the train to Riga was late" for "the train to Stockholm was late") for most new notes.
+            if record is None or not updates.says_change(record.content):
                 continue
-            terms = set(words(newer.content))
-            earlier = []
+            terms = set(words(record.content))
+            written = language(record.content) if scale.memories_in else None  # one language: its own stretch
             for rid, cosine in sorted(dict(found).items(), key=reports_a_change):
                 older = records.get(rid)
-                if older is None or rid in batch or older.superseded_by or rid in result.supersedes:
+                if older is None or rid in skip or older.superseded_by or rid in replaced or rid == record.id:
                     continue
-                # Named only where the new memory says that something changed: close meaning alone named a sibling
-                # note ("the train to Riga was late" for "the train to Stockholm was late") for most new notes.
-                written = language(newer.content) if scale.memories_in else None  # one language: its own stretch
                 same = written if written is not None and written == language(older.content) else None
                 close = scale.between_memories(cosine, same)
-                if updates.says_change(newer.content) and updates.may_update(newer, older, close, terms, common):
+                if updates.may_update(record, older, close, terms, common):
                     earlier.append(Earlier(older.id, older.occurred_at, older.content))
-            if earlier:
-                hints[result.id] = tuple(earlier[:HINT_SHOWN])
-        self._flag_entries(hints, records)
-        return [replace(r, may_update=hints[r.id]) if r.id in hints else r for r in results]
+            del earlier[HINT_SHOWN:]
+        return out
 
     def _flag_entries(self, hints: dict[str, tuple[Earlier, ...]], records: dict[str, Record]) -> None:
         """A hot entry made from a memory a new one may update is flagged, and the move log says so."""

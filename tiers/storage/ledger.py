@@ -58,6 +58,13 @@ _SCHEMA = [
     CREATE TABLE IF NOT EXISTS changing (rid TEXT NOT NULL, tier TEXT);
     CREATE INDEX IF NOT EXISTS changing_rid ON changing(rid);
     """,
+    # migration 7: the earlier memories `remember` named as ones a new memory may update (a guess, never a
+    # supersession), so recall can show the later word beside an older one its query found alone
+    """
+    CREATE TABLE IF NOT EXISTS hints (
+        older TEXT NOT NULL, newer TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (older, newer));
+    CREATE INDEX IF NOT EXISTS hints_newer ON hints(newer);
+    """,
 ]
 # The change feed keeps this many entries; a process that fell further behind reloads the warm tier.
 CHANGES_KEPT = 100_000
@@ -198,6 +205,7 @@ class Ledger:
             values = [v for (v,) in db.execute("SELECT value FROM provenance WHERE rid = ?", (rid,))]
             db.execute("DELETE FROM uses WHERE rid = ?", (rid,))
             db.execute("DELETE FROM provenance WHERE rid = ?", (rid,))
+            db.execute("DELETE FROM hints WHERE older = ? OR newer = ?", (rid, rid))
             db.execute("UPDATE moves SET note = NULL WHERE rid = ? AND note IS NOT NULL", (rid,))
             for text in [*quoted, *values]:
                 db.execute(
@@ -335,6 +343,29 @@ class Ledger:
         with self._reading() as db:
             rows = db.execute("SELECT rid, value FROM provenance WHERE key = ?", (key,)).fetchall()
         return dict(rows)
+
+    def hint(self, pairs: Iterable[tuple[str, str]], at: datetime) -> None:
+        """Record that each (older, newer) pair was named by `remember`: the newer memory may update the older."""
+        rows = [(older, newer, _ts(at)) for older, newer in pairs]
+        if rows:
+            with self._tx() as db:
+                db.executemany("INSERT OR IGNORE INTO hints(older, newer, at) VALUES (?, ?, ?)", rows)
+
+    def hinted(self, olders: Iterable[str]) -> dict[str, list[str]]:
+        """The newer memories named as possible updates of each of these, the most recently named first."""
+        wanted = list(dict.fromkeys(olders))
+        out: dict[str, list[str]] = {}
+        if not wanted:
+            return out
+        with self._reading() as db:
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                for older, newer in db.execute(
+                    f"SELECT older, newer FROM hints WHERE older IN ({marks}) ORDER BY at DESC, newer", chunk
+                ):
+                    out.setdefault(older, []).append(newer)
+        return out
 
     def bump(self, name: str, by: int = 1) -> int:
         """Add `by` to a named counter and return its new value."""

@@ -40,6 +40,20 @@ def test_forget_drops_the_counters_of_a_record(ledger: Ledger) -> None:
     assert list(ledger.usage()) == ["b"]
 
 
+def test_hints_come_back_by_older_memory_latest_named_first_and_go_with_a_forgotten_record(ledger: Ledger) -> None:
+    ledger.hint([("berlin", "lisbon")], T0)
+    ledger.hint([("berlin", "porto"), ("lisbon", "porto"), ("berlin", "lisbon")], T0 + timedelta(days=1))
+
+    assert ledger.hinted(["berlin", "lisbon", "porto", "missing"]) == {
+        "berlin": ["porto", "lisbon"],
+        "lisbon": ["porto"],
+    }
+    ledger.forget("porto")  # as newer
+    assert ledger.hinted(["berlin", "lisbon"]) == {"berlin": ["lisbon"]}
+    ledger.forget("berlin")  # as older
+    assert ledger.hinted(["berlin", "lisbon"]) == {}
+
+
 def test_moves_come_back_newest_first_and_filtered_by_id_or_profile_key(ledger: Ledger) -> None:
     ledger.log([Move(T0, "aaaaaaaaaaaa", "new", "warm", "remember:note")])
     ledger.log([Move(T0 + timedelta(days=50), "aaaaaaaaaaaa", "warm", "cold", "heat", heat=0.08)])
