@@ -114,6 +114,55 @@ async def test_the_later_word_is_the_update_that_says_it_changed_not_a_note_clos
         assert "later" not in hits[note] and "later" not in hits[sibling]
 
 
+async def test_an_update_the_rules_read_as_a_note_goes_beside_the_persons_fact_it_updates(
+    settings: Settings,
+) -> None:
+    """ "I work at Globex" is the person's (user scope); "I joined Initech this month" reads as a note, which the
+    rules leave in the project, where recall would never pair it with the fact. It may update that fact, so it goes
+    beside it: named by `remember`, ranked above it and marking it."""
+    async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
+        [old] = await store_each(client, ("I work at Globex as a data engineer.", "2026-01-10T09:00:00Z"))
+        notes = [  # each nearer the question than the later memory is, none as near that memory as the fact
+            "Where I work, Fridays are remote.",
+            "My workplace is a big open-plan office.",
+            "I work mostly from the Lisbon office.",
+            "The place I work has a gym downstairs.",
+            "I usually work from 9 to 5.",
+            "I work best in the mornings.",
+            "Where I work, lunch is at noon.",
+            "At work I sit next to Priya.",
+            "I walk to work most days.",
+            "Where I work, the coffee is free.",
+            "At work we have a stand-up at ten.",
+            "I work on the data platform team.",
+        ]
+        for i, note in enumerate(notes):  # the person's own notes, kept beside their facts
+            await call(client, "remember", content=note, occurred_at=f"2026-02-{1 + i:02d}T12:00:00Z", scope="user")
+        [joined] = (
+            await call(
+                client,
+                "remember",
+                content="I joined Initech this month as a staff engineer.",
+                occurred_at="2026-06-20T09:00:00Z",
+            )
+        )["stored"]
+        assert joined["scope"] == "user"  # beside the fact it may update, though the rules read it as a note
+        assert joined["may_update"][0]["id"] == old
+        question = "Where do I work?"
+
+        found = (await call(client, "recall", query=question, limit=10))["memories"]
+        order = [m["id"] for m in found]
+        assert order.index(joined["id"]) < order.index(old)
+        assert found[order.index(old)]["later"]["id"] == joined["id"]
+        assert found[order.index(old)]["superseded_by"] is None
+
+        # Forgotten, the later memory is in no recall and marks nothing.
+        await call(client, "forget", id=joined["id"])
+        found = (await call(client, "recall", query=question, limit=10))["memories"]
+        assert joined["id"] not in [m["id"] for m in found]
+        assert all(m.get("later", {}).get("id") != joined["id"] for m in found)
+
+
 async def test_a_question_about_the_past_still_finds_the_older_memory(settings: Settings) -> None:
     async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
         ids = await store_story(client)

@@ -55,6 +55,11 @@ PERSON_KEYS = frozenset(
 PROJECT_KEYS = frozenset({"current_project", "project", "projects", "repo", "repository", "build", "deploy", "team"})
 
 
+def of_a_project(text: str) -> bool:
+    """Whether a memory says it is about a project, a repository, a service or the like: the project's."""
+    return bool(_OF_A_PROJECT.search(text))
+
+
 def of_key(key: str) -> Scope | None:
     """The scope a profile key names by itself (`name`, `diet.allergy`: the user's; `project.x.y`: the project's),
     or None when its name does not say."""

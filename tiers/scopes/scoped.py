@@ -15,9 +15,10 @@ from typing import Any
 from tiers.errors import InvalidInput, NotFound
 from tiers.memory import Memory
 from tiers.namespace.outcomes import Forgotten, ProfileChange, Promoted, Stored, Undone
+from tiers.recall.updates import said_by_me
 from tiers.records import MemoryIn, Tier
 from tiers.scopes import recall as across
-from tiers.scopes.routing import Scope, of_key, of_memory
+from tiers.scopes.routing import Scope, of_a_project, of_key, of_memory
 from tiers.storage.hot import Entry
 
 
@@ -66,6 +67,8 @@ class Scoped:
     def remember(self, items: Sequence[MemoryIn], now: datetime, scope: Scope | None = None) -> list[Placed]:
         """Store memories, each in its scope (`scope`, when given, for all), in one batch per scope."""
         chosen = [self.scope_of(item, scope) for item in items]
+        if scope is None and self.user is not None:
+            chosen = self._beside_what_they_update(items, chosen, now)
         placed: dict[int, Placed] = {}
         for where, memory in self.scopes():
             mine = [i for i, s in enumerate(chosen) if s is where]
@@ -73,6 +76,29 @@ class Scoped:
                 for i, stored in zip(mine, memory.remember([items[i] for i in mine], now), strict=True):
                     placed[i] = Placed(where, stored)
         return [placed[i] for i in range(len(items))]
+
+    def _beside_what_they_update(self, items: Sequence[MemoryIn], chosen: list[Scope], now: datetime) -> list[Scope]:
+        """A memory the rules leave in the project that may update one of the person's facts goes beside it, in the
+        user scope ("I joined Initech this month" after "I work at Globex"): there recall shows it as the later
+        word, and `remember` names the fact. One the agent keyed, that supersedes by id, or that says it is about a
+        project (tiers/scopes/routing.py) stays where it was placed."""
+        asked = [
+            i
+            for i, (item, where) in enumerate(zip(items, chosen, strict=True))
+            if where is Scope.PROJECT
+            and item.key is None
+            and not item.supersedes
+            and said_by_me(item.content)
+            and not of_a_project(item.content)
+        ]
+        if not asked:
+            return chosen
+        held = self.memory(Scope.USER).updates_held([items[i] for i in asked], now)
+        out = list(chosen)
+        for i, beside in zip(asked, held, strict=True):
+            if beside:
+                out[i] = Scope.USER
+        return out
 
     def scope_of(self, item: MemoryIn, scope: Scope | None = None) -> Scope:
         """The scope a memory goes to (see the module's docstring)."""

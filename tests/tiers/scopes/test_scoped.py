@@ -135,3 +135,28 @@ def test_a_recall_across_both_scopes_embeds_its_query_once(tmp_path: Path, embed
     finally:
         project.close()
         user.close()
+
+
+def test_an_update_of_the_persons_fact_read_as_a_note_goes_beside_it_and_a_project_change_stays(
+    home: tuple[Memory, Memory, Memory],
+) -> None:
+    alpha, beta, user = home
+    scoped = Scoped(alpha, user)
+    [fact] = scoped.remember([MemoryIn(content="I work at Globex as a data engineer.")], T0)
+    later = T0 + timedelta(days=90)
+    [joined, build, note] = scoped.remember(
+        [
+            MemoryIn(content="I joined Initech this month as a staff engineer."),
+            MemoryIn(content="I switched this repo's build to Bazel."),
+            MemoryIn(content="I had lunch with Anna near the office."),
+        ],
+        later,
+    )
+
+    assert fact.scope is Scope.USER
+    assert (joined.scope, build.scope, note.scope) == (Scope.USER, Scope.PROJECT, Scope.PROJECT)
+    # Said in another project, it still finds the person's fact it may update.
+    [moved] = Scoped(beta, user).remember(
+        [MemoryIn(content="I moved to Globex's Lisbon office, now I work there.")], later
+    )
+    assert moved.scope is Scope.USER
