@@ -210,8 +210,10 @@ class Writer:
         newer = [stored.get(r.id) for r in asked]
         found = self._earlier(newer, np.stack([vectors[r.id] for r in asked]), batch, [r.supersedes for r in asked])
         hints = {r.id: tuple(e) for r, e in zip(asked, found, strict=True) if e}
-        # Kept, so a later recall that finds only the older memory can show the later word beside it.
-        named = [(e.id, rid) for rid, earlier in hints.items() for e in earlier]
+        # Kept, so a later recall that finds only the older memory can show the later word beside it; only for a
+        # memory stored on its own, as an agent states a fact. The turns of a conversation stored together join no
+        # recall by it: there the later turns took the places of what questions asked (docs/updates.md).
+        named = [(e.id, rid) for rid, earlier in hints.items() for e in earlier] if len(results) == 1 else []
         if named:
             self.parts.ledger.hint(named, max(r.created_at for r in newer if r is not None and r.id in hints))
         self._flag_entries(hints, {r.id: r for r in newer if r is not None})

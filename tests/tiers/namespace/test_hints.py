@@ -97,3 +97,22 @@ def test_a_forgotten_later_memory_leaves_the_hints(told: tuple[Memory, str, str]
     assert memory.ledger.hinted([fact]) == {}
     found = memory.recall(QUESTION, NOW, limit=10).hits
     assert joined not in [h.record.id for h in found] and all(h.later is None or h.later.id != joined for h in found)
+
+
+def test_a_later_memory_stored_among_others_is_named_but_joins_no_recall(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """Turns of a conversation stored together: `remember` still names the earlier memory, the ledger keeps no
+    hint, so recall pairs them only where it finds both."""
+    memory = Memory(tmp_path / "ns", embedder, MemorySettings(recall=RecallSettings(updates=True)))
+    [fact] = memory.remember([MemoryIn(content=FACT, occurred_at="2026-01-10T09:00:00Z")], NOW)
+    joined, _ = memory.remember(
+        [
+            MemoryIn(content=JOINED, occurred_at="2026-06-20T09:00:00Z"),
+            MemoryIn(content="We talked about the weather in Porto.", occurred_at="2026-06-20T09:00:00Z"),
+        ],
+        NOW,
+    )
+    assert fact.id in [e.id for e in joined.may_update]
+    assert memory.ledger.hinted([fact.id]) == {}
+    memory.close()
