@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from tests.bench import synthetic
+from tests.bench import packages, synthetic
 from tests.bench.fill import fill
 from tests.bench.flat import FlatStore
 from tiers.memory import Memory, MemorySettings
@@ -515,6 +515,7 @@ def main(argv: list[str] | None = None) -> int:
         + (f" (e.g. {FORMS[args.form](data[0]['qa'][0]['question'])!r})" if args.form != "question" else ""),
         f"run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.machine()} {platform.system()}, "
         f"Python {platform.python_version()}, {len(__import__('os').sched_getaffinity(0))} cores, {elapsed:.0f} s",
+        f"packages: {packages()}",
         "",
         *table(tally, systems_in(tally), "all"),
         "",

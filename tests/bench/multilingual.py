@@ -58,6 +58,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from tests.bench import packages
+
 SEED = 34
 NOW = datetime(2026, 12, 8, 18, 0, tzinfo=UTC)
 FACT_SPAN = timedelta(days=150)  # facts: said over the last five months
@@ -1688,7 +1690,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"model {getattr(embedder, 'name', type(embedder).__name__)}"
         + (f" (--embedder {args.embedder})" if args.embedder else "")
         + f"; run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC at commit {commit()} on {platform.machine()} "
-        f"{platform.system()}, Python {platform.python_version()}, {elapsed:.0f} s, load average {load}",
+        f"{platform.system()}, Python {platform.python_version()}, {elapsed:.0f} s, load average {load}; {packages()}",
         "",
         *table(scores),
         "",

@@ -35,6 +35,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from tests.bench import packages
 from tests.bench.locomo import keywords
 
 SEED = 33
@@ -1138,7 +1139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"halves by index parity; run: --half {args.half}"
         + (f" --limit-items {args.limit_items}" if args.limit_items else ""),
         f"run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.machine()} {platform.system()}, "
-        f"Python {platform.python_version()}, {elapsed:.0f} s",
+        f"Python {platform.python_version()}, {elapsed:.0f} s; {packages()}",
         "",
         *table(scores),
         "",
