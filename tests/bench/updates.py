@@ -11,7 +11,9 @@ Items and ordinary notes are split in two halves by index parity (A even, B odd)
 Per half, in a fresh store, through the real product (`tiers.memory.Memory`, the real embedder):
 the old memories go in (one batch, ~6 months before the new ones), then the ordinary notes and the new memories
 one at a time in the order of their dates, each `remember` answer read for the names of the memories the new one
-may update (`Stored.may_update`); then every question through `Memory.recall`.
+may update (`Stored.may_update`); then every question through `Memory.recall`. With `--scopes`, a project and the
+user scope beside it (`tiers.scopes.scoped.Scoped`), as a server with the user scope on holds them: each memory
+goes where the product routes it, and each question reads both.
 
     PYTHONPATH=. .venv/bin/python -m tests.bench.updates --half both
     PYTHONPATH=. .venv/bin/python -m tests.bench.updates --limit-items 40 --out docs/updates.md
@@ -33,6 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from tests.bench import packages
@@ -1032,7 +1035,32 @@ def _iso(at: datetime) -> str:
     return at.isoformat().replace("+00:00", "Z")
 
 
-def run_half(name: str, chosen: Sequence[Item], notes: Sequence[str], embedder: Any, log: Any) -> Score:
+class _Scoped:
+    """A project and the user scope beside it, as a server with the user scope on holds them (`--scopes`): each
+    memory goes where the product routes it, each recall reads both; answers as `Memory`'s."""
+
+    def __init__(self, folder: Path, embedder: Any, settings: Any) -> None:
+        from tiers.memory import Memory
+        from tiers.scopes.scoped import Scoped
+
+        self.parts = (Memory(folder / "project", embedder, settings), Memory(folder / "user", embedder, settings))
+        self.scoped = Scoped(*self.parts)
+
+    def remember(self, items: Sequence[Any], now: datetime) -> list[Any]:
+        return [placed.stored for placed in self.scoped.remember(items, now)]
+
+    def recall(self, query: str, now: datetime, limit: int) -> Any:
+        recalled = self.scoped.recall(query, now, limit=limit)
+        return SimpleNamespace(hits=[hit.ranked for hit in recalled.hits])
+
+    def close(self) -> None:
+        for memory in self.parts:
+            memory.close()
+
+
+def run_half(
+    name: str, chosen: Sequence[Item], notes: Sequence[str], embedder: Any, log: Any, scopes: bool = False
+) -> Score:
     from tiers.memory import Memory, MemorySettings
     from tiers.recall.rank import RecallSettings
     from tiers.records import MemoryIn
@@ -1043,7 +1071,8 @@ def run_half(name: str, chosen: Sequence[Item], notes: Sequence[str], embedder: 
     new_ids: dict[int, str] = {}
     with tempfile.TemporaryDirectory() as tmp:
         # The later-first order (MEMTIERS_LATER_FIRST, on by default) is asked for by name: the bench measures it on.
-        memory = Memory(Path(tmp) / "ns", embedder, MemorySettings(recall=RecallSettings(updates=True)))
+        settings = MemorySettings(recall=RecallSettings(updates=True))
+        memory: Any = _Scoped(Path(tmp), embedder, settings) if scopes else Memory(Path(tmp) / "ns", embedder, settings)
         stored = memory.remember(
             [MemoryIn(content=d.text, occurred_at=_iso(d.at)) for d in olds], max(d.at for d in olds)
         )
@@ -1112,6 +1141,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--ordinary", type=int, default=2_400, help="ordinary notes in all, split between the halves")
     parser.add_argument("--out", type=Path, help="append the markdown here")
+    parser.add_argument(
+        "--scopes", action="store_true", help="a project with the user scope beside it, as a server holds them"
+    )
     args = parser.parse_args(argv)
 
     from tiers.model.embedder import FastEmbedder
@@ -1126,7 +1158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         chosen, notes = half(all_items, name), half(all_notes, name)
         if args.limit_items:
             chosen, notes = chosen[: args.limit_items], notes[: args.limit_items * 10]
-        scores[name] = run_half(name, chosen, notes, embedder, sys.stderr)
+        scores[name] = run_half(name, chosen, notes, embedder, sys.stderr, args.scopes)
     if len(scores) == 2:
         both = Score()
         for s in scores.values():
@@ -1137,7 +1169,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     lines = [
         f"Knowledge updates: {len(all_items)} update items ({', '.join(kinds)}), {len(all_notes)} ordinary notes, "
         f"halves by index parity; run: --half {args.half}"
-        + (f" --limit-items {args.limit_items}" if args.limit_items else ""),
+        + (f" --limit-items {args.limit_items}" if args.limit_items else "")
+        + (" --scopes (a project and the user scope)" if args.scopes else ""),
         f"run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.machine()} {platform.system()}, "
         f"Python {platform.python_version()}, {elapsed:.0f} s; {packages()}",
         "",
