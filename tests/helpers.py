@@ -72,3 +72,24 @@ def days_to_demotion(uses: int, repeats: int, rules: HeatRules) -> float:
     """Days without a touch after which a record with these counts falls under the demotion line."""
     start = 1 + rules.use_weight * uses + rules.repeat_weight * repeats
     return rules.half_life_days * math.log2(start / rules.demote_below)
+
+
+# A job change said without the words of the question (tests of the later word, tests/tiers/namespace/test_hints.py
+# and tests/server/test_updates.py): the fact, the update, and the person's notes that rank above the update for
+# "Where do I work?", each nearer the question than the update is and none as near the update as the fact.
+JOB = "I work at Globex as a data engineer."
+JOB_CHANGED = "I joined Initech this month as a staff engineer."
+AT_WORK = [
+    "Where I work, Fridays are remote.",
+    "My workplace is a big open-plan office.",
+    "I work mostly from the Lisbon office.",
+    "The place I work has a gym downstairs.",
+    "I usually work from 9 to 5.",
+    "I work best in the mornings.",
+    "Where I work, lunch is at noon.",
+    "At work I sit next to Priya.",
+    "I walk to work most days.",
+    "Where I work, the coffee is free.",
+    "At work we have a stand-up at ten.",
+    "I work on the data platform team.",
+]

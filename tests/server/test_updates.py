@@ -10,7 +10,7 @@ from mcp import Client
 
 from server.app import build_server
 from server.settings import Settings
-from tests.helpers import call, count_rows, text
+from tests.helpers import AT_WORK, JOB, JOB_CHANGED, call, count_rows, text
 from tiers.memory import Memory
 from tiers.model.embedder import FastEmbedder
 
@@ -121,31 +121,10 @@ async def test_an_update_the_rules_read_as_a_note_goes_beside_the_persons_fact_i
     rules leave in the project, where recall would never pair it with the fact. It may update that fact, so it goes
     beside it: named by `remember`, ranked above it and marking it."""
     async with Client(build_server(replace(settings, later_first=True), run_timer=False)) as client:
-        [old] = await store_each(client, ("I work at Globex as a data engineer.", "2026-01-10T09:00:00Z"))
-        notes = [  # each nearer the question than the later memory is, none as near that memory as the fact
-            "Where I work, Fridays are remote.",
-            "My workplace is a big open-plan office.",
-            "I work mostly from the Lisbon office.",
-            "The place I work has a gym downstairs.",
-            "I usually work from 9 to 5.",
-            "I work best in the mornings.",
-            "Where I work, lunch is at noon.",
-            "At work I sit next to Priya.",
-            "I walk to work most days.",
-            "Where I work, the coffee is free.",
-            "At work we have a stand-up at ten.",
-            "I work on the data platform team.",
-        ]
-        for i, note in enumerate(notes):  # the person's own notes, kept beside their facts
+        [old] = await store_each(client, (JOB, "2026-01-10T09:00:00Z"))
+        for i, note in enumerate(AT_WORK):  # the person's own notes, kept beside their facts
             await call(client, "remember", content=note, occurred_at=f"2026-02-{1 + i:02d}T12:00:00Z", scope="user")
-        [joined] = (
-            await call(
-                client,
-                "remember",
-                content="I joined Initech this month as a staff engineer.",
-                occurred_at="2026-06-20T09:00:00Z",
-            )
-        )["stored"]
+        [joined] = (await call(client, "remember", content=JOB_CHANGED, occurred_at="2026-06-20T09:00:00Z"))["stored"]
         assert joined["scope"] == "user"  # beside the fact it may update, though the rules read it as a note
         assert joined["may_update"][0]["id"] == old
         question = "Where do I work?"

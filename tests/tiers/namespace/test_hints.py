@@ -10,29 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import AT_WORK, JOB, JOB_CHANGED
 from tiers.memory import Memory, MemorySettings
 from tiers.model.embedder import FastEmbedder
 from tiers.recall.rank import RecallSettings
 from tiers.records import MemoryIn
 
 NOW = datetime(2026, 7, 1, 12, tzinfo=UTC)
-FACT = "I work at Globex as a data engineer."
-JOINED = "I joined Initech this month as a staff engineer."
-# Each nearer "Where do I work?" than JOINED is, and in its words; none as near JOINED as FACT.
-NOTES = [
-    "Where I work, Fridays are remote.",
-    "My workplace is a big open-plan office.",
-    "I work mostly from the Lisbon office.",
-    "The place I work has a gym downstairs.",
-    "I usually work from 9 to 5.",
-    "I work best in the mornings.",
-    "Where I work, lunch is at noon.",
-    "At work I sit next to Priya.",
-    "I walk to work most days.",
-    "Where I work, the coffee is free.",
-    "At work we have a stand-up at ten.",
-    "I work on the data platform team.",
-]
 QUESTION = "Where do I work?"
 
 
@@ -40,10 +24,10 @@ QUESTION = "Where do I work?"
 def told(tmp_path: Path, embedder: FastEmbedder) -> Iterator[tuple[Memory, str, str]]:
     """A store of the fact, the notes and the later memory, each said in its own write: (memory, fact, later)."""
     memory = Memory(tmp_path / "ns", embedder, MemorySettings(recall=RecallSettings(updates=True)))
-    [fact] = memory.remember([MemoryIn(content=FACT, occurred_at="2026-01-10T09:00:00Z", tags=["job"])], NOW)
-    for i, note in enumerate(NOTES):
+    [fact] = memory.remember([MemoryIn(content=JOB, occurred_at="2026-01-10T09:00:00Z", tags=["job"])], NOW)
+    for i, note in enumerate(AT_WORK):
         memory.remember([MemoryIn(content=note, occurred_at=f"2026-02-{1 + i:02d}T12:00:00Z", tags=["job"])], NOW)
-    [joined] = memory.remember([MemoryIn(content=JOINED, occurred_at="2026-06-20T09:00:00Z")], NOW)
+    [joined] = memory.remember([MemoryIn(content=JOB_CHANGED, occurred_at="2026-06-20T09:00:00Z")], NOW)
     assert fact.id in [e.id for e in joined.may_update]
     yield memory, fact.id, joined.id
     memory.close()
@@ -105,10 +89,10 @@ def test_a_later_memory_stored_among_others_is_named_but_joins_no_recall(
     """Turns of a conversation stored together: `remember` still names the earlier memory, the ledger keeps no
     hint, so recall pairs them only where it finds both."""
     memory = Memory(tmp_path / "ns", embedder, MemorySettings(recall=RecallSettings(updates=True)))
-    [fact] = memory.remember([MemoryIn(content=FACT, occurred_at="2026-01-10T09:00:00Z")], NOW)
+    [fact] = memory.remember([MemoryIn(content=JOB, occurred_at="2026-01-10T09:00:00Z")], NOW)
     joined, _ = memory.remember(
         [
-            MemoryIn(content=JOINED, occurred_at="2026-06-20T09:00:00Z"),
+            MemoryIn(content=JOB_CHANGED, occurred_at="2026-06-20T09:00:00Z"),
             MemoryIn(content="We talked about the weather in Porto.", occurred_at="2026-06-20T09:00:00Z"),
         ],
         NOW,
