@@ -160,3 +160,19 @@ def test_an_update_of_the_persons_fact_read_as_a_note_goes_beside_it_and_a_proje
         [MemoryIn(content="I moved to Globex's Lisbon office, now I work there.")], later
     )
     assert moved.scope is Scope.USER
+
+
+def test_an_update_said_without_the_key_of_the_persons_entry_flags_that_entry(
+    home: tuple[Memory, Memory, Memory],
+) -> None:
+    """The entry lives in the user's profile; an update that stayed in the project could never flag it."""
+    alpha, _, user = home
+    scoped = Scoped(alpha, user)
+    [fact] = scoped.remember([MemoryIn(content="I work at Globex as a data engineer.", key="job")], T0)
+    [joined] = scoped.remember(
+        [MemoryIn(content="I joined Initech this month as a staff engineer.")], T0 + timedelta(days=90)
+    )
+
+    assert (fact.scope, joined.scope) == (Scope.USER, Scope.USER)
+    assert user.flags()["job"]["by"] == joined.stored.id
+    assert alpha.flags() == {}
