@@ -200,6 +200,7 @@ class Search:
             for older, newer in wanted.items():
                 if newer in pulled or len(pulled) >= HINTS_JOINING:
                     continue
+                place = next(i for i, h in enumerate(out) if h.record.id == older)
                 if newer in further:
                     hit = further[newer]
                 elif newer in records and newer in vectors:
@@ -207,11 +208,9 @@ class Search:
                     if record.tier not in query.tiers or record.superseded_by:
                         continue
                     similarity = float(np.max(np.atleast_2d(query.vectors) @ vectors[newer]))
-                    at = next(h for h in out if h.record.id == older)
-                    hit = ranking.Ranked(record, at.score, similarity)
+                    hit = ranking.Ranked(record, out[place].score, similarity)
                 else:
                     continue
-                place = next(i for i, h in enumerate(out) if h.record.id == older)
                 out.insert(len(out) if past else place + 1, hit)
                 pulled[newer] = older
                 asked.append(newer)
